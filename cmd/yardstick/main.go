@@ -1,0 +1,168 @@
+// Command yardstick declares, validates, plans and runs runtime benchmark
+// experiments written in CUE.
+//
+// Each verb lives in a file of its own (validate.go, plan.go, diff.go, ...)
+// and registers itself with [register]. Main dispatches on the first argument
+// and maps errors to exit codes: 0 success, 1 invalid input or a failed run,
+// 2 a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+func main() { os.Exit(Main()) }
+
+// A verb is one subcommand of the CLI.
+type verb struct {
+	name    string
+	summary string
+	usage   string // the argument synopsis, without the verb
+	run     func(ctx context.Context, env *cliEnv, args []string) error
+}
+
+var verbs = map[string]verb{}
+
+func register(v verb) {
+	if _, dup := verbs[v.name]; dup {
+		panic("yardstick: verb registered twice: " + v.name)
+	}
+	verbs[v.name] = v
+}
+
+// cliEnv is what a verb may touch: its streams and working directory. Tests
+// run verbs in-process through testscript, so no verb reads os.Stdout directly.
+type cliEnv struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	wd     string
+}
+
+// usageError is returned by a verb for bad arguments; Main exits 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// errPrinted says the verb already reported its problems on stderr; Main
+// exits 1 without printing anything more.
+var errPrinted = errors.New("errors already printed")
+
+// Main runs the CLI and returns the process exit status.
+func Main() int {
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "yardstick:", err)
+		return 1
+	}
+	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, wd: wd}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runMain(ctx, env, os.Args[1:])
+}
+
+func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(env.stdout, "yardstick", Version())
+		return 0
+	}
+	v, ok := verbs[args[0]]
+	if !ok {
+		fmt.Fprintf(env.stderr, "yardstick: unknown command %q\n", args[0])
+		printUsage(env.stderr)
+		return 2
+	}
+	err := v.run(ctx, env, args[1:])
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(env.stderr, "yardstick %s: %s\nusage: yardstick %s %s\n", v.name, ue.msg, v.name, v.usage)
+		return 2
+	case errors.Is(err, errPrinted):
+		return 1
+	default:
+		fmt.Fprintf(env.stderr, "yardstick %s: %v\n", v.name, err)
+		return 1
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: yardstick <command> [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(verbs))
+	for n := range verbs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, verbs[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'yardstick <command> -h' for the arguments of one command.")
+}
+
+// newFlagSet returns a flag set for verb v that reports errors as usage
+// errors instead of exiting.
+func newFlagSet(env *cliEnv, v string) *flag.FlagSet {
+	fs := flag.NewFlagSet("yardstick "+v, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "usage: yardstick %s %s\n", v, verbs[v].usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args with flags allowed anywhere among the positional
+// arguments (Go's flag package stops at the first positional one).
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+		if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+			// keep consuming positional arguments until a flag appears
+			for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+				pos = append(pos, args[0])
+				args = args[1:]
+			}
+			if len(args) == 0 {
+				return pos, nil
+			}
+		}
+	}
+}
