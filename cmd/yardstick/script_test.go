@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// scriptCommands are the programs test scripts may exec besides yardstick
+// itself; other _test files add to it from init functions.
+var scriptCommands = map[string]func(){
+	"yardstick": func() { os.Exit(Main()) },
+}
+
+// scriptSetups run for every script, after the built-in set-up; other _test
+// files add to it from init functions.
+var scriptSetups []func(*testscript.Env) error
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, scriptCommands)
+}
+
+// TestScripts runs testdata/script/*.txtar. YARDSTICK_UPDATE=1 rewrites the
+// golden sections of the scripts from the actual output.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("YARDSTICK_UPDATE") == "1",
+		Setup: func(e *testscript.Env) error {
+			for _, f := range scriptSetups {
+				if err := f(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// runInProcess runs the CLI with args against a fresh environment, for unit
+// tests that need more than a script can express.
+func runInProcess(t *testing.T, wd string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb writerBuf
+	env := &cliEnv{stdin: nil, stdout: &out, stderr: &errb, wd: wd}
+	code = runMain(context.Background(), env, args)
+	return out.String(), errb.String(), code
+}
+
+type writerBuf struct{ b []byte }
+
+func (w *writerBuf) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
+func (w *writerBuf) String() string               { return string(w.b) }
