@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"yardstick/pipeline"
+	"yardstick/stages/plan"
+	"yardstick/stages/validate"
+)
+
+func init() {
+	register(verb{
+		name:    "plan",
+		summary: "expand a definition into its ordered cells with exact argv and env (runs nothing)",
+		usage:   "FILE|DIR [--json] [--order sequential|interleaved|random] [--seed N] [--experiment NAME]",
+		run:     runPlan,
+	})
+}
+
+// planFlags are the flags plan, diff and run share.
+type planFlags struct {
+	order      string
+	seed       int64
+	experiment string
+	fs         *flag.FlagSet
+}
+
+func addPlanFlags(fs *flag.FlagSet) *planFlags {
+	pf := &planFlags{fs: fs}
+	fs.StringVar(&pf.order, "order", "", "override the order: sequential, interleaved or random")
+	fs.Int64Var(&pf.seed, "seed", 0, "seed for --order random (default: the definition's)")
+	fs.StringVar(&pf.experiment, "experiment", "", "the experiment to plan when a definition holds several")
+	return pf
+}
+
+func (pf *planFlags) options() (plan.Options, error) {
+	var o plan.Options
+	if pf.order != "" && !slices.Contains(plan.Orders, pf.order) {
+		return o, usagef("--order %q: want one of %s", pf.order, strings.Join(plan.Orders, ", "))
+	}
+	o.Order = pf.order
+	seedSet := false
+	pf.fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
+	if seedSet {
+		if pf.seed < 0 {
+			return o, usagef("--seed must not be negative")
+		}
+		o.Seed = &pf.seed
+	}
+	return o, nil
+}
+
+// loadPlan validates the definition arg and expands it. Findings are
+// printed on stderr; an invalid definition gives errPrinted.
+func loadPlan(env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, error) {
+	opts, err := pf.options()
+	if err != nil {
+		return nil, err
+	}
+	res, err := validate.Load(env.wd, arg, validate.ThisMachine())
+	if err != nil {
+		return nil, err
+	}
+	validate.Print(env.stderr, res.Findings)
+	if !res.Valid() {
+		return nil, errPrinted
+	}
+	e, err := res.Definition.Experiment(pf.experiment)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Expand(res.Definition, e, opts)
+}
+
+func runPlan(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "plan")
+	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
+	pf := addPlanFlags(fs)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("want exactly one definition, got %d", len(args))
+	}
+	p, err := loadPlan(env, args[0], pf)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return plan.WriteJSON(env.stdout, p)
+	}
+	if err := plan.WriteText(env.stdout, p); err != nil {
+		return fmt.Errorf("write plan: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"yardstick/stages/validate"
+)
+
+func init() {
+	register(verb{
+		name:    "validate",
+		summary: "check definitions against the schema and the static fairness rules (runs nothing)",
+		usage:   "FILE|DIR...",
+		run:     runValidate,
+	})
+}
+
+// runValidate checks each argument as one definition (a file, or a
+// directory loaded as one package) and prints every finding as
+// file:line:col: message. It exits 1 when any definition is invalid.
+func runValidate(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "validate")
+	quiet := fs.Bool("q", false, "print nothing for valid definitions")
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usagef("no definition given")
+	}
+	invalid := false
+	for _, a := range args {
+		res, err := validate.Load(env.wd, a, validate.ThisMachine())
+		if err != nil {
+			fmt.Fprintf(env.stderr, "%v\n", err)
+			invalid = true
+			continue
+		}
+		validate.Print(env.stderr, res.Findings)
+		if !res.Valid() {
+			invalid = true
+			continue
+		}
+		if !*quiet {
+			for _, e := range res.Definition.Experiments {
+				fmt.Fprintf(env.stdout, "%s: experiment %s: valid (%d batch(es))\n", a, e.Name, len(e.Batches))
+			}
+		}
+	}
+	if invalid {
+		return errPrinted
+	}
+	return nil
+}

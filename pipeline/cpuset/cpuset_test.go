@@ -1,0 +1,44 @@
+package cpuset
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Set
+		str  string
+	}{
+		{"0", Set{0}, "0"},
+		{"0-1", Set{0, 1}, "0-1"},
+		{"0,2-3", Set{0, 2, 3}, "0,2-3"},
+		{"3,1,2,1", Set{1, 2, 3}, "1-3"},
+		{"0-2,5,7-8", Set{0, 1, 2, 5, 7, 8}, "0-2,5,7-8"},
+	} {
+		got, err := Parse(tc.in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.in, err)
+		}
+		if !slices.Equal(got, tc.want) || got.String() != tc.str {
+			t.Errorf("Parse(%q) = %v (%s), want %v (%s)", tc.in, got, got, tc.want, tc.str)
+		}
+	}
+	for _, bad := range []string{"", "a", "1-0", "-1", "0-99999999", "1,,2", "1-"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q): no error", bad)
+		}
+	}
+}
+
+func TestIntersect(t *testing.T) {
+	a, _ := Parse("0-3")
+	b, _ := Parse("3-5")
+	if got := a.Intersect(b); !slices.Equal(got, Set{3}) {
+		t.Errorf("Intersect = %v", got)
+	}
+	if a.Max() != 3 || Set(nil).Max() != -1 {
+		t.Errorf("Max wrong")
+	}
+}

@@ -1,0 +1,158 @@
+// Package pipeline holds the types that yardstick's stages hand to each
+// other through the run directory: the plan (the lock) with its cells, and,
+// as the later stages arrive, checkpoints and the run directory itself.
+//
+// The flow is
+//
+//  1. validate: schema.Load + static checks (stages/validate), pure;
+//  2. plan: expansion into ordered cells (stages/plan), pure, giving a Plan;
+//  3. execute: one checkpoint per cell;
+//  4. datasets: checkpoints into Parquet;
+//  5. report: Parquet into Markdown, HTML and SVG.
+//
+// pipeline imports no stage; each stage imports pipeline.
+package pipeline
+
+import (
+	"yardstick/schema"
+)
+
+// PlanVersion is the version of the plan.json format.
+const PlanVersion = 1
+
+// A Plan is an experiment expanded into ordered cells: what plan prints and
+// what run executes (plan.json, the lock).
+type Plan struct {
+	Version     int    `json:"version"`
+	Experiment  string `json:"experiment"`
+	Description string `json:"description"`
+	// Definition is the argument the plan was made from.
+	Definition string   `json:"definition"`
+	Sources    []Source `json:"sources"`
+	// SourceHash is the sha256 of the definition's files.
+	SourceHash string `json:"source_hash"`
+	// Hash identifies the resolved plan: the sha256 of the cell ids in
+	// order. Two plans with the same Hash run the same cells in the same
+	// order.
+	Hash    string  `json:"hash"`
+	Batches []Batch `json:"batches"`
+	Cells   []Cell  `json:"cells"`
+	// EstimatedSeconds is a lower bound of the wall time: windows, warm-ups
+	// and idle times, without start-up and build times.
+	EstimatedSeconds float64 `json:"estimated_seconds"`
+}
+
+// A Source is one file of the definition.
+type Source struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// A Batch is the resolved batch: everything its cells share.
+type Batch struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Repeats     int    `json:"repeats"`
+	// Processors is the batch's effective processor budget.
+	Processors int              `json:"processors"`
+	Windows    schema.Windows   `json:"windows"`
+	Placement  schema.Placement `json:"placement"`
+	Fairness   schema.Fairness  `json:"fairness"`
+	Baseline   string           `json:"baseline,omitempty"`
+	ColdStarts int              `json:"cold_starts"`
+	Sampling   schema.Sampling  `json:"sampling"`
+	Request    schema.Request   `json:"request"`
+	Timeout    schema.Duration  `json:"timeout"`
+	Order      string           `json:"order"`
+	Seed       int64            `json:"seed"`
+	Services   []Process        `json:"services,omitempty"`
+	Variants   []Variant        `json:"variants"`
+}
+
+// A Process is a resolved command: what the executor starts.
+type Process struct {
+	Name string   `json:"name"`
+	Kind string   `json:"kind"`
+	Argv []string `json:"argv"`
+	// Env holds the variables added to the environment, "KEY=value",
+	// sorted by key.
+	Env              []string `json:"env"`
+	Dir              string   `json:"dir,omitempty"`
+	Port             int      `json:"port"`
+	Ready            string   `json:"ready"`
+	Build            []string `json:"build,omitempty"`
+	EventLoopThreads string   `json:"event_loop_threads,omitempty"`
+	AccessLog        string   `json:"access_log,omitempty"`
+	// GCLog is "gctrace" (Go, from stderr), "file" (JVM, -Xlog:gc to the
+	// path the executor substitutes for {gclog}) or empty.
+	GCLog string `json:"gc_log,omitempty"`
+}
+
+// A Variant is one point of a target's variant axes, resolved.
+type Variant struct {
+	Process
+	Target string `json:"target"`
+	// Label is the readable variant name: the target name, then the values
+	// of its variant axes ("jvm-zgc-512m").
+	Label string `json:"label"`
+	// Knobs are the effective values of every typed knob, fixed or varied.
+	Knobs []Knob `json:"knobs"`
+	// Axes names the knobs that vary for this target.
+	Axes       []string `json:"axes,omitempty"`
+	Processors int      `json:"processors"`
+}
+
+// A Knob is one typed setting of a target ("heap" = "512m").
+type Knob struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Knob returns the value of the named knob, or "".
+func (v *Variant) Knob(name string) string {
+	for _, k := range v.Knobs {
+		if k.Name == name {
+			return k.Value
+		}
+	}
+	return ""
+}
+
+// A Point is one workload point: a payload with a concurrency (closed loop)
+// or an arrival rate (open loop).
+type Point struct {
+	// Payload is substituted for {payload}; nil when the workload has no
+	// payload axis.
+	Payload *int   `json:"payload,omitempty"`
+	Mode    string `json:"mode"` // "closed" or "open"
+	// Concurrency is the number of connections in a closed loop.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Connections carry an open-loop rate.
+	Connections int `json:"connections,omitempty"`
+	// Rate is the absolute arrival rate in requests/s, or 0 when
+	// PeakFraction is set.
+	Rate float64 `json:"rate,omitempty"`
+	// PeakFraction asks for a fraction of the variant's peak closed-loop
+	// throughput measured earlier in the run.
+	PeakFraction float64 `json:"peak_fraction,omitempty"`
+}
+
+// A Cell is one fully resolved point: target variant x workload point x
+// repeat.
+type Cell struct {
+	// ID is a short hash of the cell's canonical resolved form.
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Seq     int    `json:"seq"`
+	Batch   string `json:"batch"`
+	Target  string `json:"target"`
+	Variant string `json:"variant"`
+	Kind    string `json:"kind"`
+	// Group numbers the target starts in run order: the cells of one group
+	// share one start of their variant.
+	Group  int      `json:"group"`
+	Repeat int      `json:"repeat"`
+	Point  Point    `json:"point"`
+	Argv   []string `json:"argv"`
+	Env    []string `json:"env"`
+}

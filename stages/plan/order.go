@@ -1,0 +1,94 @@
+package plan
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"yardstick/pipeline"
+)
+
+// A group is one start of a target variant: the cells of one variant and
+// repeat, run back to back while the target stays up.
+type group struct {
+	variant int
+	repeat  int
+	cells   []pipeline.Cell
+}
+
+// order arranges cells (built variant-major, then repeat, then point) by
+// the batch's order and numbers their groups from 0 in run order.
+//
+//   - sequential: each variant runs all its repeats before the next
+//     variant starts, as the studies did;
+//   - interleaved: round r runs repeat r of every variant (A B A B), so
+//     slow drift of the machine spreads over all variants;
+//   - random: groups, and the points inside each group, are shuffled with a
+//     PCG source seeded by seed, so the order is reproducible; closed-loop
+//     points still come before open-loop ones inside a group.
+func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline.Cell) ([]pipeline.Cell, error) {
+	index := map[string]int{}
+	for i, v := range variants {
+		index[v.Label] = i
+	}
+	var groups []*group
+	byKey := map[[2]int]*group{}
+	for _, c := range cells {
+		k := [2]int{index[c.Variant], c.Repeat}
+		g := byKey[k]
+		if g == nil {
+			g = &group{variant: k[0], repeat: k[1]}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.cells = append(g.cells, c)
+	}
+	switch how {
+	case "sequential", "":
+		// already variant-major
+	case "interleaved":
+		slices.SortStableFunc(groups, func(a, b *group) int {
+			if a.repeat != b.repeat {
+				return a.repeat - b.repeat
+			}
+			return a.variant - b.variant
+		})
+	case "random":
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x79617264))
+		shuffle(rng, groups)
+		for _, g := range groups {
+			// Closed-loop points stay ahead of open-loop ones, so a rate
+			// given as a fraction of the peak finds its peak measured.
+			var closed, open []pipeline.Cell
+			for _, c := range g.cells {
+				if c.Point.Mode == "closed" {
+					closed = append(closed, c)
+				} else {
+					open = append(open, c)
+				}
+			}
+			shuffle(rng, closed)
+			shuffle(rng, open)
+			g.cells = append(closed, open...)
+		}
+	default:
+		return nil, fmt.Errorf("unknown order %q (want sequential, interleaved or random)", how)
+	}
+	out := make([]pipeline.Cell, 0, len(cells))
+	for gi, g := range groups {
+		for _, c := range g.cells {
+			c.Group = gi
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// shuffle is Fisher-Yates on our own draw from the PCG stream, so that the
+// order depends only on the seed, not on the standard library's Shuffle.
+func shuffle[T any](rng *rand.Rand, s []T) {
+	for i := len(s) - 1; i > 0; i-- {
+		j := int(rng.Uint64() % uint64(i+1))
+		s[i], s[j] = s[j], s[i]
+	}
+}

@@ -1,0 +1,142 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"yardstick/pipeline"
+)
+
+// WriteText writes the plan as the deterministic, diffable text a reviewer
+// reads: the experiment, then per batch its preconditions, the exact argv
+// and environment of every variant and service, and the ordered cells.
+func WriteText(w io.Writer, p *pipeline.Plan) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "experiment %s: %s\n", p.Experiment, p.Description)
+	fmt.Fprintf(&b, "cells: %d in %d batch(es); estimated wall time at least %s\n", len(p.Cells), len(p.Batches), FormatSeconds(p.EstimatedSeconds))
+	fmt.Fprintf(&b, "plan hash: %s\n", p.Hash[:16])
+	for bi := range p.Batches {
+		bt := &p.Batches[bi]
+		var cells []pipeline.Cell
+		for _, c := range p.Cells {
+			if c.Batch == bt.Name {
+				cells = append(cells, c)
+			}
+		}
+		fmt.Fprintf(&b, "\nbatch %s: %d cells, %d repeat(s), order %s", bt.Name, len(cells), bt.Repeats, bt.Order)
+		if bt.Order == "random" {
+			fmt.Fprintf(&b, " (seed %d)", bt.Seed)
+		}
+		b.WriteString("\n")
+		if bt.Description != "" {
+			fmt.Fprintf(&b, "  %s\n", bt.Description)
+		}
+		w := bt.Windows
+		fmt.Fprintf(&b, "  processors %d; cpus: target %s, loadgen %s", bt.Processors, bt.Placement.Target, bt.Placement.Loadgen)
+		if bt.Placement.Services != "" {
+			fmt.Fprintf(&b, ", services %s", bt.Placement.Services)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "  windows: service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s\n",
+			w.ServiceWarmup, w.Warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
+		r := bt.Request
+		fmt.Fprintf(&b, "  request: %s %s", r.Method, r.Path)
+		if r.Vary != nil {
+			fmt.Fprintf(&b, " ({vary} in %d..%d)", r.Vary.Min, r.Vary.Max)
+		}
+		fmt.Fprintf(&b, ", timeout %s\n", bt.Timeout)
+		fmt.Fprintf(&b, "  fairness: %s\n", fairnessText(bt))
+		if bt.Baseline != "" {
+			fmt.Fprintf(&b, "  baseline: %s\n", bt.Baseline)
+		}
+		fmt.Fprintf(&b, "  sampling every %s; RSS after %s idle; %d extra cold start(s)\n", bt.Sampling.Interval, bt.Sampling.IdleAfter, bt.ColdStarts)
+		for _, s := range bt.Services {
+			fmt.Fprintf(&b, "  service %s (%s)\n", s.Name, s.Kind)
+			writeProcess(&b, &s, "    ")
+		}
+		for _, v := range bt.Variants {
+			fmt.Fprintf(&b, "  variant %s (%s", v.Label, v.Kind)
+			for _, k := range v.Knobs {
+				fmt.Fprintf(&b, ", %s %s", k.Name, k.Value)
+			}
+			if v.Kind != "go" && v.Kind != "jvm" {
+				fmt.Fprintf(&b, "; sees %d CPU(s)", v.Processors)
+			}
+			b.WriteString(")\n")
+			writeProcess(&b, &v.Process, "    ")
+		}
+		b.WriteString("  cells:\n")
+		for _, c := range cells {
+			fmt.Fprintf(&b, "    %4d  %s  %s\n", c.Seq+1, c.ID, c.Name)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeProcess(b *strings.Builder, p *pipeline.Process, indent string) {
+	if len(p.Build) > 0 {
+		fmt.Fprintf(b, "%sbuild: %s\n", indent, quoteArgs(p.Build))
+	}
+	fmt.Fprintf(b, "%sargv:  %s\n", indent, quoteArgs(p.Argv))
+	if len(p.Env) > 0 {
+		fmt.Fprintf(b, "%senv:   %s\n", indent, quoteArgs(p.Env))
+	}
+	if p.Dir != "" {
+		fmt.Fprintf(b, "%sdir:   %s\n", indent, p.Dir)
+	}
+	fmt.Fprintf(b, "%sready: %s (port %d)\n", indent, p.Ready, p.Port)
+	if p.EventLoopThreads != "" {
+		fmt.Fprintf(b, "%sevent-loop threads: /%s/\n", indent, p.EventLoopThreads)
+	}
+	if p.AccessLog != "" {
+		fmt.Fprintf(b, "%saccess log: %s\n", indent, p.AccessLog)
+	}
+}
+
+func fairnessText(b *pipeline.Batch) string {
+	f := b.Fairness
+	parts := []string{fmt.Sprintf("noise band %s", pct(f.Noise))}
+	if f.EventLoops > 0 {
+		parts = append(parts, fmt.Sprintf("event loops %d", f.EventLoops))
+	}
+	if f.LogBytesPerRequest != nil {
+		parts = append(parts, "log bytes/request within "+pct(f.LogBytesPerRequest.Tolerance))
+	}
+	if f.ResponseBytesPerRequest != nil {
+		parts = append(parts, "response bytes/request within "+pct(f.ResponseBytesPerRequest.Tolerance))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pct(f float64) string { return strconv.FormatFloat(f*100, 'g', 6, 64) + "%" }
+
+// quoteArgs joins arguments for display, quoting those a shell would split.
+func quoteArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`*?[]{}()<>|&;#") {
+			out[i] = strconv.Quote(a)
+		} else {
+			out[i] = a
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// FormatSeconds formats a duration in seconds as "1h2m3s", rounded up to
+// the second.
+func FormatSeconds(s float64) string {
+	return (time.Duration(s+0.999) * time.Second).String()
+}
+
+// WriteJSON writes the plan as one indented JSON object.
+func WriteJSON(w io.Writer, p *pipeline.Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}

@@ -1,0 +1,436 @@
+package validate
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"yardstick/pipeline/cpuset"
+	"yardstick/schema"
+	"yardstick/stages/plan"
+)
+
+// checker carries one batch through the checks.
+type checker struct {
+	e        *schema.Experiment
+	b        *schema.Batch
+	m        Machine
+	findings []Finding
+}
+
+// pos returns the position of a field below the batch.
+func (c *checker) pos(path ...string) schema.Pos {
+	return c.e.Pos(append([]string{"batches", c.b.Name}, path...)...)
+}
+
+func (c *checker) add(sev Severity, check string, pos schema.Pos, format string, args ...any) {
+	c.findings = append(c.findings, Finding{
+		Pos:      pos,
+		Severity: sev,
+		Check:    check,
+		Msg:      fmt.Sprintf("batch %s: ", c.b.Name) + fmt.Sprintf(format, args...),
+	})
+}
+
+// batchChecks run in this order on every batch.
+var batchChecks = []func(*checker){
+	checkNames,
+	checkBaseline,
+	checkPlacement,
+	checkProcessors,
+	checkKinds,
+	checkHeaps,
+	checkWindows,
+	checkWorkload,
+	checkReady,
+	checkEventLoops,
+	checkPorts,
+	checkMatrix,
+}
+
+// checkNames: target and service names are unique inside the batch, and
+// so are the cell names their variants produce.
+func checkNames(c *checker) {
+	targets := map[string]bool{}
+	for _, t := range c.b.Targets {
+		targets[t.Name] = true
+	}
+	for _, s := range c.b.Services {
+		if targets[s.Name] {
+			c.add(Error, "names", c.pos("services", s.Name), "service %s has the name of a target; names must be unique in a batch", s.Name)
+		}
+	}
+	labels := map[string]string{}
+	for _, t := range c.b.Targets {
+		for _, v := range plan.Variants(c.b, t) {
+			if other, dup := labels[v.Label]; dup && other != t.Name {
+				c.add(Error, "names", c.pos("targets", t.Name), "target %s has a variant named %s, the same as a variant of target %s; rename one of them", t.Name, v.Label, other)
+			}
+			labels[v.Label] = t.Name
+		}
+	}
+}
+
+// checkBaseline: the baseline names a target of the batch.
+func checkBaseline(c *checker) {
+	if c.b.Baseline == "" {
+		return
+	}
+	for _, t := range c.b.Targets {
+		if t.Name == c.b.Baseline {
+			return
+		}
+	}
+	c.add(Error, "baseline", c.pos("baseline"), "baseline %q is not a target of this batch (targets: %s)", c.b.Baseline, strings.Join(targetNames(c.b), ", "))
+}
+
+func targetNames(b *schema.Batch) []string {
+	var out []string
+	for _, t := range b.Targets {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// checkPlacement: CPU sets parse, are pairwise disjoint, exist on this
+// machine (a warning otherwise), and services have a set of their own.
+func checkPlacement(c *checker) {
+	type named struct {
+		role string
+		spec string
+		set  cpuset.Set
+	}
+	var sets []named
+	for _, r := range []struct{ role, spec string }{
+		{"target", c.b.Placement.Target},
+		{"services", c.b.Placement.Services},
+		{"loadgen", c.b.Placement.Loadgen},
+	} {
+		if r.spec == "" {
+			continue
+		}
+		s, err := cpuset.Parse(r.spec)
+		if err != nil {
+			c.add(Error, "placement", c.pos("placement", r.role), "placement.%s: %v", r.role, err)
+			continue
+		}
+		sets = append(sets, named{r.role, r.spec, s})
+		if c.m.CPUs > 0 && s.Max() >= c.m.CPUs {
+			c.add(Warning, "placement", c.pos("placement", r.role), "placement.%s %s names CPU %d, but this machine has %d CPUs (0-%d); the plan can be reviewed here but not run", r.role, r.spec, s.Max(), c.m.CPUs, c.m.CPUs-1)
+		}
+	}
+	for i := range sets {
+		for j := i + 1; j < len(sets); j++ {
+			if both := sets[i].set.Intersect(sets[j].set); len(both) > 0 {
+				c.add(Error, "placement", c.pos("placement", sets[j].role), "CPU sets overlap: placement.%s %s and placement.%s %s share CPU %s; the target, its services and the load generator must not share cores",
+					sets[i].role, sets[i].spec, sets[j].role, sets[j].spec, both)
+			}
+		}
+	}
+	if len(c.b.Services) > 0 && c.b.Placement.Services == "" {
+		c.add(Error, "placement", c.pos("placement"), "services %s need a CPU set of their own: add placement.services", strings.Join(serviceNames(c.b), ", "))
+	}
+}
+
+func serviceNames(b *schema.Batch) []string {
+	var out []string
+	for _, s := range b.Services {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// checkProcessors: every variant sees the same processor count, equal to
+// the batch's budget and to the size of the target CPU set.
+func checkProcessors(c *checker) {
+	set, err := cpuset.Parse(c.b.Placement.Target)
+	if err != nil {
+		return // reported by checkPlacement
+	}
+	if c.b.Processors > 0 && c.b.Processors != len(set) {
+		c.add(Error, "processors", c.pos("processors"), "processors is %d but placement.target %s has %d CPU(s); the processor budget and the CPU set must agree", c.b.Processors, c.b.Placement.Target, len(set))
+	}
+	for _, t := range c.b.Targets {
+		for _, v := range plan.Variants(c.b, t) {
+			if v.Processors == len(set) {
+				continue
+			}
+			var knob, path string
+			switch t.Kind {
+			case "go":
+				knob, path = "GOMAXPROCS", plan.KnobGoMaxProcs
+			case "jvm":
+				knob, path = "-XX:ActiveProcessorCount", plan.KnobProcessors
+			}
+			c.add(Error, "processors", c.pos("targets", t.Name, path), "processors differ: %s runs with %s=%d but placement.target %s has %d CPU(s); every target of a batch must see the same processor count",
+				v.Label, knob, v.Processors, c.b.Placement.Target, len(set))
+		}
+	}
+}
+
+// knobFlags are JVM flags that typed knobs own: giving them in flags would
+// silently override (or be overridden by) the knob.
+var knobFlags = []struct{ prefix, knob string }{
+	{"-Xmx", "heap"}, {"-Xms", "heap"}, {"-XX:MaxRAMPercentage", "heap"},
+	{"-XX:InitialRAMPercentage", "heap"}, {"-XX:MinRAMPercentage", "heap"}, {"-XX:MaxHeapSize", "heap"},
+	{"-XX:InitialHeapSize", "heap"},
+	{"-XX:ActiveProcessorCount", "processors"},
+	{"-XX:+Use", "gc"},
+}
+
+// knobEnv are environment variables that typed knobs own.
+var knobEnv = map[string]map[string]string{
+	"go":  {"GOMAXPROCS": "gomaxprocs", "GOMEMLIMIT": "gomemlimit", "GOGC": "gogc"},
+	"jvm": {"JAVA_TOOL_OPTIONS": "flags", "_JAVA_OPTIONS": "flags", "JDK_JAVA_OPTIONS": "flags"},
+}
+
+// checkKinds: each kind has what it needs to start, and knobs are not
+// set behind their back through flags or the environment.
+func checkKinds(c *checker) {
+	for _, s := range c.b.Services {
+		if len(s.Cmd) == 0 {
+			c.add(Error, "kinds", c.pos("services", s.Name), "service %s has no cmd", s.Name)
+		}
+	}
+	for _, t := range c.b.Targets {
+		at := func(f ...string) schema.Pos { return c.pos(append([]string{"targets", t.Name}, f...)...) }
+		switch t.Kind {
+		case "jvm":
+			if len(t.Cmd) > 0 {
+				c.add(Error, "kinds", at("cmd"), "target %s: a jvm target is started from jar or mainClass so that its knobs apply; for a custom launcher use kind \"process\"", t.Name)
+			}
+			if (t.Jar == "") == (t.MainClass == "") {
+				c.add(Error, "kinds", at(), "target %s: a jvm target needs exactly one of jar or mainClass", t.Name)
+			}
+			for _, s := range t.Flags.Sets {
+				for _, f := range s.Flags {
+					for _, kf := range knobFlags {
+						if strings.HasPrefix(f, kf.prefix) {
+							c.add(Error, "kinds", at("flags"), "target %s: flag %s overrides the %s knob; set %s instead", t.Name, f, kf.knob, kf.knob)
+						}
+					}
+				}
+			}
+			for k := range t.Properties {
+				if strings.ContainsAny(k, " =") {
+					c.add(Error, "kinds", at("properties", k), "target %s: property name %q may not contain spaces or '='", t.Name, k)
+				}
+			}
+		default:
+			if len(t.Cmd) == 0 {
+				c.add(Error, "kinds", at(), "target %s: a %s target needs cmd", t.Name, t.Kind)
+			}
+		}
+		for k := range t.Env {
+			if knob, ok := knobEnv[t.Kind][k]; ok {
+				c.add(Error, "kinds", at("env", k), "target %s: env %s overrides the %s knob; set %s instead", t.Name, k, knob, knob)
+			}
+		}
+	}
+}
+
+// checkHeaps: every JVM target declares its heap (Xms = Xmx), so that
+// memory results carry their precondition.
+func checkHeaps(c *checker) {
+	for _, t := range c.b.Targets {
+		if t.Kind == "jvm" && !t.Heap.Set() {
+			c.add(Error, "heaps", c.pos("targets", t.Name), "target %s: JVM heap not set; declare heap (it sets -Xms and -Xmx) so memory results carry their heap size", t.Name)
+		}
+	}
+}
+
+// checkWindows: windows are sane, and equal for every target of the batch.
+func checkWindows(c *checker) {
+	w := c.b.Windows
+	if w.Measure.D() <= 0 {
+		c.add(Error, "windows", c.pos("windows", "measure"), "windows.measure must be longer than 0")
+	}
+	if w.DiscardHead.D() >= w.Measure.D() && w.Measure.D() > 0 {
+		c.add(Error, "windows", c.pos("windows", "discardHead"), "windows.discardHead %s leaves nothing of windows.measure %s", w.DiscardHead, w.Measure)
+	}
+	if c.b.Sampling.Interval.D() <= 0 {
+		c.add(Error, "windows", c.pos("sampling", "interval"), "sampling.interval must be longer than 0")
+	}
+	for _, t := range c.b.Targets {
+		if t.Windows != nil && *t.Windows != w {
+			c.add(Error, "windows", c.pos("targets", t.Name, "windows"), "target %s: windows differ from the batch's (%s vs %s); every target of a batch runs with the same windows",
+				t.Name, windowsText(*t.Windows), windowsText(w))
+		}
+	}
+}
+
+func windowsText(w schema.Windows) string {
+	return fmt.Sprintf("service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s", w.ServiceWarmup, w.Warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
+}
+
+// checkWorkload: the workload has points; placeholders and axes agree.
+func checkWorkload(c *checker) {
+	wl := c.b.Workload
+	r := wl.Request
+	if len(wl.Concurrency) == 0 && len(wl.Rate) == 0 {
+		c.add(Error, "workload", c.pos("workload"), "workload has no points: give concurrency (closed loop) or rate (open loop)")
+	}
+	peak := false
+	for _, rt := range wl.Rate {
+		peak = peak || rt.PeakFraction > 0
+	}
+	if peak && len(wl.Concurrency) == 0 {
+		c.add(Error, "workload", c.pos("workload", "rate"), "a rate given as a percentage needs a peak: add closed-loop concurrency points to measure it")
+	}
+	text := r.Path + r.Body
+	for k, v := range r.Headers {
+		text += k + v
+	}
+	usesPayload := strings.Contains(text, "{payload}")
+	switch {
+	case usesPayload && len(wl.Payload) == 0:
+		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {payload} but workload.payload is not set")
+	case !usesPayload && len(wl.Payload) > 0:
+		c.add(Warning, "workload", c.pos("workload", "payload"), "workload.payload is set but the request never uses {payload}: every payload point sends the same request")
+	}
+	usesVary := strings.Contains(text, "{vary}")
+	switch {
+	case usesVary && r.Vary == nil:
+		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {vary} but request.vary is not declared")
+	case !usesVary && r.Vary != nil:
+		c.add(Warning, "workload", c.pos("workload", "request", "vary"), "request.vary is declared but the request never uses {vary}")
+	}
+	if r.Vary != nil && r.Vary.Max < r.Vary.Min {
+		c.add(Error, "workload", c.pos("workload", "request", "vary"), "request.vary: max %d is below min %d", r.Vary.Max, r.Vary.Min)
+	}
+	if slices.Contains(dupInts(wl.Concurrency), true) || slices.Contains(dupInts(wl.Payload), true) {
+		c.add(Error, "workload", c.pos("workload"), "workload axes repeat a value; each point must be distinct")
+	}
+}
+
+func dupInts(xs []int) []bool {
+	seen := map[int]bool{}
+	out := make([]bool, len(xs))
+	for i, x := range xs {
+		out[i] = seen[x]
+		seen[x] = true
+	}
+	return out
+}
+
+// checkReady: ready is a path, or a URL on loopback; load and probes go to
+// loopback only.
+func checkReady(c *checker) {
+	check := func(what string, p *schema.Process, path ...string) {
+		if strings.HasPrefix(p.Ready, "/") {
+			return
+		}
+		u, err := url.Parse(p.Ready)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			c.add(Error, "ready", c.pos(append(path, "ready")...), "%s %s: ready %q must be a path (\"/health\") or an http URL on loopback", what, p.Name, p.Ready)
+			return
+		}
+		if !isLoopback(u.Hostname()) {
+			c.add(Error, "ready", c.pos(append(path, "ready")...), "%s %s: ready %q is not on loopback; yardstick only talks to 127.0.0.0/8, ::1 and localhost", what, p.Name, p.Ready)
+		}
+	}
+	for _, t := range c.b.Targets {
+		check("target", &t.Process, "targets", t.Name)
+	}
+	for _, s := range c.b.Services {
+		check("service", &s.Process, "services", s.Name)
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkEventLoops: regexes compile, and a declared event-loop count can be
+// checked on every target: Go targets through GOMAXPROCS (Go names no
+// threads; its scheduler runs GOMAXPROCS event loops), every other kind by
+// counting threads that match its eventLoopThreads regex.
+func checkEventLoops(c *checker) {
+	want := c.b.Fairness.EventLoops
+	for _, t := range c.b.Targets {
+		if t.EventLoopThreads != "" {
+			if _, err := regexp.Compile(t.EventLoopThreads); err != nil {
+				c.add(Error, "event_loops", c.pos("targets", t.Name, "eventLoopThreads"), "target %s: eventLoopThreads: %v", t.Name, err)
+			}
+			continue
+		}
+		if want == 0 {
+			continue
+		}
+		if t.Kind == "go" {
+			for _, v := range plan.Variants(c.b, t) {
+				if v.Processors != want {
+					c.add(Error, "event_loops", c.pos("targets", t.Name), "target %s: fairness.eventLoops is %d but %s runs GOMAXPROCS=%d", t.Name, want, v.Label, v.Processors)
+				}
+			}
+			continue
+		}
+		c.add(Error, "event_loops", c.pos("targets", t.Name), "target %s: fairness.eventLoops is %d but the target declares no eventLoopThreads regex to count them with", t.Name, want)
+	}
+}
+
+// checkPorts: services run beside the targets, so their ports differ.
+func checkPorts(c *checker) {
+	used := map[int]string{}
+	for _, s := range c.b.Services {
+		if other, dup := used[s.Port]; dup {
+			c.add(Error, "ports", c.pos("services", s.Name, "port"), "service %s uses port %d, as does service %s", s.Name, s.Port, other)
+		}
+		used[s.Port] = s.Name
+	}
+	for _, t := range c.b.Targets {
+		if other, dup := used[t.Port]; dup {
+			c.add(Error, "ports", c.pos("targets", t.Name, "port"), "target %s uses port %d, as does service %s, which runs at the same time", t.Name, t.Port, other)
+		}
+	}
+}
+
+// checkMatrix: include/exclude keys exist and match something, and the
+// trimmed matrix is not empty.
+func checkMatrix(c *checker) {
+	rules := func(kind string, rs []schema.Match) {
+		for i, r := range rs {
+			at := c.pos(kind, strconv.Itoa(i))
+			ok := true
+			for k := range r {
+				if !slices.Contains(plan.MatchKeys, k) {
+					c.add(Error, "matrix", at, "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(plan.MatchKeys, ", "))
+					ok = false
+				}
+			}
+			if ok && plan.RuleMatches(c.b, r) == 0 {
+				c.add(Warning, "matrix", at, "%s rule %s matches no cell", kind, ruleText(r))
+			}
+		}
+	}
+	rules("include", c.b.Include)
+	rules("exclude", c.b.Exclude)
+	if cellCount(c.b) == 0 {
+		c.add(Error, "matrix", c.pos(), "no cell left after include/exclude")
+	}
+}
+
+func cellCount(b *schema.Batch) int {
+	p, err := plan.Expand(&schema.Definition{}, &schema.Experiment{Batches: []*schema.Batch{b}}, plan.Options{})
+	if err != nil {
+		return 0
+	}
+	return len(p.Cells)
+}
+
+func ruleText(r schema.Match) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r)) {
+		parts = append(parts, k+"="+r[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
