@@ -54,4 +54,4 @@ func runInProcess(t *testing.T, wd string, args ...string) (stdout, stderr strin
 type writerBuf struct{ b []byte }
 
 func (w *writerBuf) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
-func (w *writerBuf) String() string               { return string(w.b) }
+func (w *writerBuf) String() string              { return string(w.b) }

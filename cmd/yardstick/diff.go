@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"yardstick/stages/plan"
+)
+
+func init() {
+	register(verb{
+		name:    "diff",
+		summary: "show the cells a change to a definition adds, removes or alters (runs nothing)",
+		usage:   "OLD NEW [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
+		run:     runDiff,
+	})
+}
+
+// runDiff plans OLD and NEW (files or directories) and prints what changed.
+// It exits 0 whether or not anything changed: a diff is a report, not a
+// check.
+func runDiff(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "diff")
+	format := fs.String("format", "text", "output format: text or markdown")
+	pf := addPlanFlags(fs)
+	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 {
+		return usagef("want OLD and NEW, got %d argument(s)", len(args))
+	}
+	if *format != "text" && *format != "markdown" {
+		return usagef("--format %q: want text or markdown", *format)
+	}
+	oldPlan, err := loadPlan(env, args[0], pf)
+	if err != nil {
+		return fmt.Errorf("old %s: %w", args[0], err)
+	}
+	newPlan, err := loadPlan(env, args[1], pf)
+	if err != nil {
+		return fmt.Errorf("new %s: %w", args[1], err)
+	}
+	d := plan.Compare(oldPlan, newPlan)
+	if *format == "markdown" {
+		return plan.WriteDiffMarkdown(env.stdout, d, args[0], args[1])
+	}
+	return plan.WriteDiffText(env.stdout, d)
+}
