@@ -96,7 +96,8 @@ func (ps Problems) sorted() Problems {
 }
 
 var (
-	conflictRE = regexp.MustCompile(`^conflicting values (.+) and (.+?)( \(mismatched types .*\))?$`)
+	conflictRE = regexp.MustCompile(`^conflicting values (.+?) and (.+?)(?: \(mismatched types ([a-z]+) and ([a-z]+)\))?$`)
+	boundRE    = regexp.MustCompile(`\(out of bound =~("(?:[^"\\]|\\.)*")\)$`)
 	disjRE     = regexp.MustCompile(`^\d+ errors in empty disjunction:?$`)
 )
 
@@ -136,15 +137,28 @@ func fromCUE(err error, raw *cue.Value) Problems {
 		}
 		g.others = append(g.others, msg)
 	}
+	// A knob that may be a scalar or a list conflicts with both shapes when
+	// one list element is wrong; the element's own error says it better.
+	hasChild := func(path string) bool {
+		for _, k := range order {
+			if p := groups[k].path; strings.HasPrefix(p, path+".") {
+				return true
+			}
+		}
+		return false
+	}
 	var ps Problems
 	for _, k := range order {
 		g := groups[k]
+		if len(g.others) == 0 && hasChild(g.path) {
+			continue
+		}
 		switch {
 		case len(g.others) > 0:
 			// A bound or type error explains more than a clash with a
 			// default or with one enum member.
 			for _, m := range uniq(g.others) {
-				ps = append(ps, Problem{Pos: g.pos, Path: g.path, Msg: m})
+				ps = append(ps, Problem{Pos: g.pos, Path: g.path, Msg: explainBound(m)})
 			}
 		case len(g.conflicts) > 0:
 			ps = append(ps, Problem{Pos: g.pos, Path: g.path, Msg: mergeConflicts(g.conflicts)})
@@ -163,6 +177,7 @@ func mergeConflicts(msgs []string) string {
 	}
 	count := map[string]int{}
 	var pairs [][2]string
+	var typePairs [][2]string
 	for _, m := range msgs {
 		sm := conflictRE.FindStringSubmatch(m)
 		if sm == nil {
@@ -171,6 +186,9 @@ func mergeConflicts(msgs []string) string {
 		pairs = append(pairs, [2]string{sm[1], sm[2]})
 		count[sm[1]]++
 		count[sm[2]]++
+		if sm[3] != "" {
+			typePairs = append(typePairs, [2]string{sm[3], sm[4]})
+		}
 	}
 	var value string
 	for v, n := range count {
@@ -181,6 +199,21 @@ func mergeConflicts(msgs []string) string {
 	if value == "" {
 		return strings.Join(msgs, "; ")
 	}
+	// Every branch failed on the value's type: say which types would do.
+	if len(typePairs) == len(pairs) {
+		own := kindOf(value)
+		var want []string
+		for _, p := range typePairs {
+			if p[0] == own {
+				want = append(want, p[1])
+			} else {
+				want = append(want, p[0])
+			}
+		}
+		if own != "" {
+			return fmt.Sprintf("invalid value %s (want %s, not %s)", value, strings.Join(uniq(want), " or "), own)
+		}
+	}
 	var alts []string
 	for _, p := range pairs {
 		if p[0] == value {
@@ -190,6 +223,53 @@ func mergeConflicts(msgs []string) string {
 		}
 	}
 	return fmt.Sprintf("invalid value %s (must be one of %s)", value, strings.Join(uniq(alts), ", "))
+}
+
+// patternNames describes the schema's regular expressions in words, keyed
+// by the pattern as CUE quotes it in a message. A test keeps the keys in
+// step with yardstick.cue.
+var patternNames = map[string]string{
+	`"^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$"`: `a duration such as "250ms", "20s" or "1m30s"`,
+	`"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$"`:     `a CPU list such as "0", "0-1" or "0,2-3"`,
+	`"^[0-9]+[kKmMgG]?$"`:                          `a JVM size such as "512m" or "2g"`,
+	`"^[A-Za-z0-9][A-Za-z0-9_.-]*$"`:               `a name of letters, digits, '.', '_' and '-'`,
+	`"^[0-9]+(B|KiB|MiB|GiB|TiB)?$"`:               `"off" or a size such as "512MiB"`,
+	`"^[0-9]+(\\.[0-9]+)?%$"`:                      `a number, or a percentage of the peak such as "80%"`,
+	`"^/"`:                                         `a path starting with "/"`,
+}
+
+// explainBound replaces a schema regular expression in a message by what
+// it means.
+func explainBound(msg string) string {
+	m := boundRE.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
+	}
+	if name, ok := patternNames[msg[m[2]:m[3]]]; ok {
+		return msg[:m[0]] + "(want " + name + ")"
+	}
+	return msg
+}
+
+// kindOf guesses the CUE kind of a value as CUE prints it in a message.
+func kindOf(v string) string {
+	switch {
+	case strings.HasPrefix(v, `"`):
+		return "string"
+	case strings.HasPrefix(v, "["):
+		return "list"
+	case strings.HasPrefix(v, "{"):
+		return "struct"
+	case v == "true" || v == "false":
+		return "bool"
+	case v == "null":
+		return "null"
+	case strings.ContainsAny(v, ".eE") && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0:
+		return "float"
+	case strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) == 0 || strings.HasPrefix(v, "-"):
+		return "int"
+	}
+	return ""
 }
 
 func uniq(ss []string) []string {

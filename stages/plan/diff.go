@@ -200,10 +200,10 @@ func variantOf(p *pipeline.Plan, c *pipeline.Cell) *pipeline.Variant {
 // detailed in the batch section.
 func cellChanges(op, np *pipeline.Plan, o, n *pipeline.Cell) []FieldChange {
 	var ch []FieldChange
-	ch = append(ch, change("argv", o.Argv, n.Argv)...)
+	ch = append(ch, argvChanges(o.Argv, n.Argv)...)
 	ch = append(ch, envChanges(o.Env, n.Env)...)
 	ov, nv := variantOf(op, o), variantOf(np, n)
-	ch = append(ch, change("knobs", ov.Knobs, nv.Knobs)...)
+	ch = append(ch, knobChanges(ov.Knobs, nv.Knobs)...)
 	ch = append(ch, change("dir", ov.Dir, nv.Dir)...)
 	ch = append(ch, change("port", ov.Port, nv.Port)...)
 	ch = append(ch, change("ready", ov.Ready, nv.Ready)...)
@@ -225,6 +225,37 @@ func cellChanges(op, np *pipeline.Plan, o, n *pipeline.Cell) []FieldChange {
 	return ch
 }
 
+// argvChanges names the arguments that changed when the command kept its
+// length, else shows both command lines.
+func argvChanges(o, n []string) []FieldChange {
+	if slices.Equal(o, n) {
+		return nil
+	}
+	if len(o) != len(n) {
+		return change("argv", o, n)
+	}
+	var ch []FieldChange
+	for i := range o {
+		if o[i] != n[i] {
+			ch = append(ch, FieldChange{Field: fmt.Sprintf("argv[%d]", i), Old: o[i], New: n[i]})
+		}
+	}
+	return ch
+}
+
+// knobChanges lists knobs added, removed or changed.
+func knobChanges(o, n []pipeline.Knob) []FieldChange {
+	return keyedChanges("knob ", knobMap(o), knobMap(n))
+}
+
+func knobMap(ks []pipeline.Knob) map[string]string {
+	m := map[string]string{}
+	for _, k := range ks {
+		m[k.Name] = k.Value
+	}
+	return m
+}
+
 // envChanges lists variables added, removed or changed.
 func envChanges(o, n []string) []FieldChange {
 	split := func(env []string) map[string]string {
@@ -235,7 +266,12 @@ func envChanges(o, n []string) []FieldChange {
 		}
 		return m
 	}
-	om, nm := split(o), split(n)
+	return keyedChanges("env ", split(o), split(n))
+}
+
+// keyedChanges lists the keys added, removed or changed between two maps,
+// sorted by key.
+func keyedChanges(prefix string, om, nm map[string]string) []FieldChange {
 	var keys []string
 	for k := range om {
 		keys = append(keys, k)
@@ -252,11 +288,11 @@ func envChanges(o, n []string) []FieldChange {
 		nv, inN := nm[k]
 		switch {
 		case !inO:
-			ch = append(ch, FieldChange{Field: "env " + k, Old: "(unset)", New: nv})
+			ch = append(ch, FieldChange{Field: prefix + k, Old: "(unset)", New: nv})
 		case !inN:
-			ch = append(ch, FieldChange{Field: "env " + k, Old: ov, New: "(unset)"})
+			ch = append(ch, FieldChange{Field: prefix + k, Old: ov, New: "(unset)"})
 		case ov != nv:
-			ch = append(ch, FieldChange{Field: "env " + k, Old: ov, New: nv})
+			ch = append(ch, FieldChange{Field: prefix + k, Old: ov, New: nv})
 		}
 	}
 	return ch

@@ -397,6 +397,7 @@ func checkPorts(c *checker) {
 // checkMatrix: include/exclude keys exist and match something, and the
 // trimmed matrix is not empty.
 func checkMatrix(c *checker) {
+	bad := false
 	rules := func(kind string, rs []schema.Match) {
 		for i, r := range rs {
 			at := c.pos(kind, strconv.Itoa(i))
@@ -404,7 +405,7 @@ func checkMatrix(c *checker) {
 			for k := range r {
 				if !slices.Contains(plan.MatchKeys, k) {
 					c.add(Error, "matrix", at, "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(plan.MatchKeys, ", "))
-					ok = false
+					ok, bad = false, true
 				}
 			}
 			if ok && plan.RuleMatches(c.b, r) == 0 {
@@ -414,7 +415,8 @@ func checkMatrix(c *checker) {
 	}
 	rules("include", c.b.Include)
 	rules("exclude", c.b.Exclude)
-	if cellCount(c.b) == 0 {
+	hasPoints := len(c.b.Workload.Concurrency)+len(c.b.Workload.Rate) > 0
+	if !bad && hasPoints && cellCount(c.b) == 0 {
 		c.add(Error, "matrix", c.pos(), "no cell left after include/exclude")
 	}
 }

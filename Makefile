@@ -1,0 +1,56 @@
+# yardstick: the two commands that matter on a fresh machine are
+#   make demo   run the embedded default experiment (experiments/demo.cue)
+#   make test   run the tests (what CI runs, through .ci/run)
+
+GO        ?= go
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
+LDFLAGS   := -X main.version=$(VERSION)
+BIN       := bin
+YARDSTICK := $(BIN)/yardstick
+FUZZTIME  ?= 60s
+
+.PHONY: all build targets test demo bench lint fuzz golden deps clean
+
+all: build targets
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(YARDSTICK) ./cmd/yardstick
+
+# The sample services under test.
+targets: $(BIN)/sample-go
+
+$(BIN)/sample-go: $(shell find targets/go -name '*.go' 2>/dev/null)
+	$(GO) build -o $@ ./targets/go
+
+# deps installs what the tests and the demo need on a fresh Debian 12
+# machine with Go: only what is missing, with apt-get.
+deps:
+	@./.ci/deps
+
+test: deps
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
+	$(GO) test -count=1 -timeout 9m ./...
+
+# The default experiment. Until the run stage exists this validates and
+# plans experiments/demo.cue; see README.md.
+demo: build targets
+	$(YARDSTICK) validate experiments/demo.cue
+	$(YARDSTICK) plan experiments/demo.cue
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
+
+# Fuzz the definition loader (60 s by default; FUZZTIME=10m for longer).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schema
+
+# Rewrite golden files (plans, diffs, scripts) from the current output;
+# review the change with git diff before committing it.
+golden:
+	YARDSTICK_UPDATE=1 $(GO) test -count=1 ./cmd/... ./stages/...
+
+clean:
+	rm -rf $(BIN)
