@@ -243,17 +243,16 @@ func RuleMatches(b *schema.Batch, rule schema.Match) int {
 	return n
 }
 
-// estimate is a lower bound of the batch's wall time in seconds: per target
-// start the service warm-up, the cold-start probes' ready waits are not
-// known in advance, so they count zero; per cell its warm-up and measure
-// window; per start the idle time before RSS after.
+// estimate is a lower bound of the batch's wall time in seconds: per
+// target start the service warm-up (ready waits and cold-start probes are
+// not known in advance and count zero); per cell its warm-up, its measure
+// window and the idle time before "RSS after".
 func estimate(b pipeline.Batch, cells []pipeline.Cell) float64 {
 	starts := map[int]bool{}
 	var s float64
 	for _, c := range cells {
 		starts[c.Group] = true
-		s += (b.Windows.Warmup.D() + b.Windows.Measure.D()).Seconds()
+		s += (b.Windows.Warmup.D() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()).Seconds()
 	}
-	per := (b.Windows.ServiceWarmup.D() + b.Sampling.IdleAfter.D()).Seconds()
-	return s + float64(len(starts))*per
+	return s + float64(len(starts))*b.Windows.ServiceWarmup.D().Seconds()
 }

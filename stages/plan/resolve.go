@@ -242,7 +242,7 @@ func jvmArgv(t *schema.Target, gc, heap string, procs int, flagSet string) []str
 		argv = append(argv, "-D"+k+"="+t.Properties[k])
 	}
 	if t.GCLog {
-		argv = append(argv, "-Xlog:gc:file="+GCLogPlaceholder)
+		argv = append(argv, "-Xlog:gc*:file="+GCLogPlaceholder)
 	}
 	switch {
 	case t.Jar != "":

@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// CheckpointVersion is the version of the checkpoint.json format.
+const CheckpointVersion = 1
+
+// Cell statuses.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// A Checkpoint is everything the execute stage measured for one cell. It
+// is written once, atomically, when the cell ends; a cell with a checkpoint
+// is never run again in the same run directory. A failure is data: Status
+// failed with Error saying why.
+type Checkpoint struct {
+	Version  int       `json:"version"`
+	CellID   string    `json:"cell_id"`
+	CellName string    `json:"cell_name"`
+	Status   string    `json:"status"`
+	Error    string    `json:"error,omitempty"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	// Start names the target start (starts/<name>/) the cell ran in.
+	Start string `json:"start,omitempty"`
+
+	Window    *Window      `json:"window,omitempty"`
+	Load      *Load        `json:"load,omitempty"`
+	Seconds   []Second     `json:"seconds,omitempty"`
+	Samples   []Sample     `json:"samples,omitempty"`
+	Target    *TargetStats `json:"target,omitempty"`
+	GC        *GCStats     `json:"gc,omitempty"`
+	AccessLog *LogStats    `json:"access_log,omitempty"`
+	ColdStart *ColdStart   `json:"cold_start,omitempty"`
+}
+
+// Window is when the cell's load ran and which part of it was measured:
+// the load generator ran Warmup+Measure; the kept window is from
+// Warmup+DiscardHead to the end.
+type Window struct {
+	Warmup      time.Duration `json:"warmup_ns"`
+	Measure     time.Duration `json:"measure_ns"`
+	DiscardHead time.Duration `json:"discard_head_ns"`
+	// LoadStart is when the load generator was told to start; KeptStart
+	// and KeptEnd bound the kept window.
+	LoadStart time.Time `json:"load_start"`
+	KeptStart time.Time `json:"kept_start"`
+	KeptEnd   time.Time `json:"kept_end"`
+}
+
+// LatencyUS is a latency summary in microseconds.
+type LatencyUS struct {
+	Mean  float64 `json:"mean"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	P9999 int64   `json:"p9999"`
+	Max   int64   `json:"max"`
+	Min   int64   `json:"min"`
+}
+
+// Load is what the load generator measured in the kept window, and what it
+// cost.
+type Load struct {
+	Mode         string  `json:"mode"`
+	Connections  int     `json:"connections"`
+	RateTarget   float64 `json:"rate_target,omitempty"`
+	Requests     int64   `json:"requests"`
+	Errors       int64   `json:"errors"`
+	DurationS    float64 `json:"duration_s"`
+	RPS          float64 `json:"rps"`
+	Sends        int64   `json:"sends"`
+	LateSends    int64   `json:"late_sends"`
+	Latency      LatencyUS `json:"latency_us"`
+	// Hist is the kept window's latency histogram (microseconds) in the
+	// standard compressed HdrHistogram encoding.
+	Hist          string           `json:"hist"`
+	ResponseBytes int64            `json:"response_bytes"`
+	// Whole-run figures of the load generator process (warm-up included).
+	LoadgenCPUS      float64          `json:"loadgen_cpu_s"`
+	LoadgenDurationS float64          `json:"loadgen_duration_s"`
+	LoadgenCPUs      int              `json:"loadgen_cpus"`
+	ErrorsByKind     map[string]int64 `json:"errors_by_kind,omitempty"`
+	StatusCounts     map[string]int64 `json:"status_counts,omitempty"`
+	// Raw is the load generator's own result for the whole run.
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// A Second is one second of the cell's load, from its start (warm-up
+// included); InWindow marks the kept window.
+type Second struct {
+	Second     int     `json:"second"`
+	InWindow   bool    `json:"in_window"`
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors"`
+	P50US      int64   `json:"p50_us"`
+	P99US      int64   `json:"p99_us"`
+	MaxUS      int64   `json:"max_us"`
+	RSSBytes   int64   `json:"rss_bytes"`
+	CPUSeconds float64 `json:"cpu_s"`
+}
+
+// A Sample is one /proc sample of the target's process group.
+type Sample struct {
+	Time                  time.Time `json:"time"`
+	InWindow              bool      `json:"in_window"`
+	RSSBytes              int64     `json:"rss_bytes"`
+	CPUUserSeconds        float64   `json:"cpu_user_s"`
+	CPUSysSeconds         float64   `json:"cpu_sys_s"`
+	Threads               int       `json:"threads"`
+	MatchedThreads        int       `json:"matched_threads"`
+	VoluntaryCtxSwitches  int64     `json:"voluntary_ctx_switches"`
+	InvoluntaryCtxSwitches int64    `json:"involuntary_ctx_switches"`
+	PIDs                  int       `json:"pids"`
+}
+
+// TargetStats is the target's side of the kept window.
+type TargetStats struct {
+	PID            int     `json:"pid"`
+	RSSSteadyBytes int64   `json:"rss_steady_bytes"`
+	RSSPeakBytes   int64   `json:"rss_peak_bytes"`
+	RSSAfterBytes  int64   `json:"rss_after_bytes"`
+	CPUSeconds     float64 `json:"cpu_s"`
+	CPUPerRequestUS float64 `json:"cpu_us_per_request"`
+	Threads        int     `json:"threads"`
+	// EventLoopThreads counts threads matching the target's regex after
+	// warm-up; -1 when the target declares none.
+	EventLoopThreads int `json:"event_loop_threads"`
+}
+
+// GCStats are the garbage collections inside the kept window, and for
+// reference the counts before and after it in the same target start.
+type GCStats struct {
+	Source       string `json:"source"` // "gctrace" or "jvm"
+	Count        int    `json:"count"`
+	PauseTotalUS int64  `json:"pause_total_us"`
+	PauseMaxUS   int64  `json:"pause_max_us"`
+	CountBefore  int    `json:"count_before"`
+	CountAfter   int    `json:"count_after"`
+}
+
+// LogStats is the access log's growth in the kept window.
+type LogStats struct {
+	Path            string  `json:"path"`
+	Bytes           int64   `json:"bytes"`
+	BytesPerRequest float64 `json:"bytes_per_request"`
+}
+
+// ColdStart is exec to first 200 on the ready path, in milliseconds.
+type ColdStart struct {
+	// StartMS is the start the cell ran in; ProbesMS are extra start-only
+	// probes; MedianMS is over all of them.
+	StartMS  float64   `json:"start_ms"`
+	ProbesMS []float64 `json:"probes_ms,omitempty"`
+	MedianMS float64   `json:"median_ms"`
+}
+
+// A StartRecord describes one start of a target variant (starts/<name>/
+// start.json): how it was started, how long it took to become ready, and
+// how it ended.
+type StartRecord struct {
+	Name        string     `json:"name"`
+	Group       int        `json:"group"`
+	Variant     string     `json:"variant"`
+	Repeat      int        `json:"repeat"`
+	Argv        []string   `json:"argv"`
+	Env         []string   `json:"env"`
+	PID         int        `json:"pid"`
+	Started     time.Time  `json:"started"`
+	ColdStart   *ColdStart `json:"cold_start,omitempty"`
+	Cells       []string   `json:"cells"`
+	Stopped     time.Time  `json:"stopped"`
+	ExitStatus  string     `json:"exit_status"`
+	StderrTail  string     `json:"stderr_tail,omitempty"`
+	Error       string     `json:"error,omitempty"`
+}
+
+// Environment describes the machine and toolchains of a run
+// (environment.json): a result belongs to its machine.
+type Environment struct {
+	Host        string    `json:"host"`
+	Kernel      string    `json:"kernel"`
+	OS          string    `json:"os"`
+	Arch        string    `json:"arch"`
+	CPUModel    string    `json:"cpu_model"`
+	Cores       int       `json:"cores"`
+	Governor    string    `json:"governor"`
+	MemoryBytes int64     `json:"memory_bytes"`
+	GoVersion   string    `json:"go_version"`
+	JavaVersion string    `json:"java_version"`
+	Yardstick   string    `json:"yardstick_version"`
+	SourceHash  string    `json:"source_hash"`
+	PlanHash    string    `json:"plan_hash"`
+	Captured    time.Time `json:"captured"`
+	Workdir     string    `json:"workdir"`
+}

@@ -1,0 +1,173 @@
+// Package proc starts and stops the processes a run owns: targets,
+// services and the load generator. Each runs in its own process group,
+// pinned to its CPU set from the moment it is forked, and dies with
+// yardstick (PR_SET_PDEATHSIG) if yardstick is killed.
+//
+// Start forks from an OS thread that does nothing else: that thread's CPU
+// affinity is set to the CPU set first, so the child inherits it (every
+// thread the child creates then inherits it too), and the thread stays
+// locked until the child has been waited for, because the kernel sends the
+// death signal when the forking thread exits.
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Spec says what to start.
+type Spec struct {
+	Argv []string
+	// Env is added to (and overrides) yardstick's own environment.
+	Env []string
+	Dir string
+	// CPUs pins the process; empty means no pinning.
+	CPUs []int
+	// Stdout and Stderr receive the process's output; nil discards it.
+	Stdout, Stderr io.Writer
+	// Stdin, when set, is the process's standard input.
+	Stdin io.Reader
+	// ExtraFiles, Pipes: a caller that needs pipes sets Setup instead.
+	// Setup may adjust the command before it starts (pipes, for example).
+	Setup func(*exec.Cmd) error
+}
+
+// A Process is a started process group.
+type Process struct {
+	Cmd     *exec.Cmd
+	Started time.Time // just before fork
+	done    chan struct{}
+	waitErr error
+	mu      sync.Mutex
+}
+
+// Start starts the process described by s in its own process group.
+func Start(s Spec) (*Process, error) {
+	if len(s.Argv) == 0 {
+		return nil, errors.New("start: empty command")
+	}
+	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Dir = s.Dir
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = s.Stdout, s.Stderr, s.Stdin
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,
+		Pdeathsig: syscall.SIGKILL,
+	}
+	if s.Setup != nil {
+		if err := s.Setup(cmd); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
+		}
+	}
+	p := &Process{Cmd: cmd, done: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		// This goroutine owns its thread until the child is reaped; it
+		// never unlocks, so the thread exits with it and no other
+		// goroutine ever runs with the changed affinity.
+		runtime.LockOSThread()
+		if len(s.CPUs) > 0 {
+			var set unix.CPUSet
+			for _, c := range s.CPUs {
+				set.Set(c)
+			}
+			if err := unix.SchedSetaffinity(0, &set); err != nil {
+				started <- fmt.Errorf("pin to CPUs %v: %w", s.CPUs, err)
+				return
+			}
+		}
+		p.Started = time.Now()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.waitErr = err
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
+	}
+	return p, nil
+}
+
+// PID is the process id, also its process group id.
+func (p *Process) PID() int { return p.Cmd.Process.Pid }
+
+// Done is closed when the process has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// ExitStatus describes how the process ended ("exit 0", "signal: killed"),
+// or "running".
+func (p *Process) ExitStatus() string {
+	if !p.Exited() {
+		return "running"
+	}
+	st := p.Cmd.ProcessState
+	if st == nil {
+		return "unknown"
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "signal: " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit %d", st.ExitCode())
+}
+
+// Signal sends sig to the whole process group.
+func (p *Process) Signal(sig syscall.Signal) error {
+	err := syscall.Kill(-p.PID(), sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// Stop ends the process group: SIGTERM, then SIGKILL after grace if the
+// leader has not exited; then SIGKILL to whatever is left in the group.
+// It returns once the leader has been reaped.
+func (p *Process) Stop(grace time.Duration) {
+	if !p.Exited() {
+		_ = p.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+		}
+	}
+	_ = p.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Wait waits for the process to exit, or for ctx.
+func (p *Process) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.waitErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
