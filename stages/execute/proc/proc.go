@@ -7,7 +7,8 @@
 // affinity is set to the CPU set first, so the child inherits it (every
 // thread the child creates then inherits it too), and the thread stays
 // locked until the child has been waited for, because the kernel sends the
-// death signal when the forking thread exits.
+// death signal when the forking thread exits. Then the thread's own mask is
+// restored.
 package proc
 
 import (
@@ -72,11 +73,26 @@ func Start(s Spec) (*Process, error) {
 	p := &Process{Cmd: cmd, done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
-		// This goroutine owns its thread until the child is reaped; it
-		// never unlocks, so the thread exits with it and no other
-		// goroutine ever runs with the changed affinity.
+		// This goroutine owns its thread until the child is reaped: the
+		// kernel sends the death signal when the forking thread exits, and
+		// the thread carries the child's CPU mask meanwhile. Afterwards the
+		// thread gets its own mask back and returns to the pool.
 		runtime.LockOSThread()
+		var saved unix.CPUSet
+		pinned := false
+		defer func() {
+			if pinned {
+				if err := unix.SchedSetaffinity(0, &saved); err != nil {
+					return // stay locked: the thread exits with the goroutine
+				}
+			}
+			runtime.UnlockOSThread()
+		}()
 		if len(s.CPUs) > 0 {
+			if err := unix.SchedGetaffinity(0, &saved); err != nil {
+				started <- fmt.Errorf("read CPU affinity: %w", err)
+				return
+			}
 			var set unix.CPUSet
 			for _, c := range s.CPUs {
 				set.Set(c)
@@ -85,6 +101,7 @@ func Start(s Spec) (*Process, error) {
 				started <- fmt.Errorf("pin to CPUs %v: %w", s.CPUs, err)
 				return
 			}
+			pinned = true
 		}
 		p.Started = time.Now()
 		if err := cmd.Start(); err != nil {
