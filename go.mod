@@ -2,9 +2,10 @@ module yardstick
 
 go 1.26.0
 
-require github.com/rogpeppe/go-internal v1.16.0
-
 require (
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/tools v0.48.0 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/sys v0.49.0
 )
+
+require golang.org/x/tools v0.48.0 // indirect
