@@ -21,14 +21,14 @@ type ErrorKind uint8
 
 // The error kinds, in the order they appear in results.
 const (
-	ErrConnect   ErrorKind = iota // the TCP connection could not be made
-	ErrTimeout                    // no complete response within the timeout
-	ErrShortRead                  // the connection ended or was reset mid-response
-	ErrWrite                      // the request could not be written
-	ErrParse                      // the response was not HTTP/1.x
-	ErrStatus4xx                  // a complete response with a 4xx status
-	ErrStatus5xx                  // a complete response with a 5xx status
-	ErrStatusOther                // a complete response with a status outside 200-499
+	ErrConnect     ErrorKind = iota // the TCP connection could not be made
+	ErrTimeout                      // no complete response within the timeout
+	ErrShortRead                    // the connection ended or was reset mid-response
+	ErrWrite                        // the request could not be written
+	ErrParse                        // the response was not HTTP/1.x
+	ErrStatus4xx                    // a complete response with a 4xx status
+	ErrStatus5xx                    // a complete response with a 5xx status
+	ErrStatusOther                  // a complete response with a status outside 200-499
 	numErrorKinds
 )
 

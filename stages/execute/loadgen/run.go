@@ -69,6 +69,12 @@ func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, er
 		workers[c%nw].addConn(int64(c))
 	}
 
+	for _, w := range workers {
+		w.prepare()
+	}
+	for range cap(free) {
+		free <- newTally()
+	}
 	agg := newAggregator(nw, free, onInterval)
 	cpu0, err := SelfCPU()
 	if err != nil {
