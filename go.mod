@@ -4,7 +4,9 @@ go 1.26.0
 
 require (
 	cuelang.org/go v0.17.1
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/sys v0.49.0
 )
 
 require (
@@ -16,7 +18,6 @@ require (
 	github.com/protocolbuffers/txtpbfmt v0.0.0-20260420112717-c39628bde8b5 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/net v0.57.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect

@@ -1,0 +1,221 @@
+package loadgen
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry: 1 us to 60 s at 3 significant digits, as wrk2 and the
+// HdrHistogram tools use; values outside are clamped to the range.
+const (
+	histMin    = 1
+	histMax    = 60_000_000
+	histDigits = 3
+)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histDigits) }
+
+// ErrorKind classifies a failed request.
+type ErrorKind uint8
+
+// The error kinds, in the order they appear in results.
+const (
+	ErrConnect     ErrorKind = iota // the TCP connection could not be made
+	ErrTimeout                      // no complete response within the timeout
+	ErrShortRead                    // the connection ended or was reset mid-response
+	ErrWrite                        // the request could not be written
+	ErrParse                        // the response was not HTTP/1.x
+	ErrStatus4xx                    // a complete response with a 4xx status
+	ErrStatus5xx                    // a complete response with a 5xx status
+	ErrStatusOther                  // a complete response with a status outside 200-499
+	numErrorKinds
+)
+
+var errorKindNames = [numErrorKinds]string{"connect", "timeout", "short_read", "write", "parse", "status_4xx", "status_5xx", "status_other"}
+
+// String is the kind's name in results.
+func (k ErrorKind) String() string {
+	if k < numErrorKinds {
+		return errorKindNames[k]
+	}
+	return "unknown"
+}
+
+// tally is what one worker records over one interval. A worker owns its
+// tally outright while it records: no lock, no atomic, no allocation. Once
+// a second it hands the tally to the aggregator over a channel and takes a
+// fresh one, so the hand-off costs one channel operation per second per
+// worker, not per request.
+type tally struct {
+	second     int   // index of the interval since the start
+	duration   int64 // ns this interval covered (shorter for the last)
+	hist       *hdrhistogram.Histogram
+	requests   int64 // complete responses
+	bytes      int64 // response bytes read
+	sends      int64 // requests written
+	lateSends  int64 // open loop: sends more than LateThreshold after their intended time
+	reconnects int64
+	errs       [numErrorKinds]int64
+	status     [6]int64 // complete responses by status class: index status/100
+}
+
+func newTally() *tally { return &tally{hist: newHist()} }
+
+func (t *tally) clear() {
+	h := t.hist
+	h.Reset()
+	*t = tally{hist: h}
+}
+
+// record adds one complete response with latency ns.
+func (t *tally) record(latency int64, status int) {
+	us := latency / 1000
+	if us < histMin {
+		us = histMin
+	} else if us > histMax {
+		us = histMax
+	}
+	_ = t.hist.RecordValue(us) // cannot fail: us is within the range
+	t.requests++
+	c := status / 100
+	if c < 0 || c > 5 {
+		c = 0
+	}
+	t.status[c]++
+	switch {
+	case c == 4:
+		t.errs[ErrStatus4xx]++
+	case c == 5:
+		t.errs[ErrStatus5xx]++
+	case c != 2 && c != 3:
+		t.errs[ErrStatusOther]++
+	}
+}
+
+func (t *tally) errors() int64 {
+	var n int64
+	for _, e := range t.errs {
+		n += e
+	}
+	return n
+}
+
+// add merges o into t (not the second and duration).
+func (t *tally) add(o *tally) {
+	t.hist.Merge(o.hist)
+	t.requests += o.requests
+	t.bytes += o.bytes
+	t.sends += o.sends
+	t.lateSends += o.lateSends
+	t.reconnects += o.reconnects
+	for i := range t.errs {
+		t.errs[i] += o.errs[i]
+	}
+	for i := range t.status {
+		t.status[i] += o.status[i]
+	}
+}
+
+// Interval is what the load generator measured in one second of the run,
+// counted by completion time. The last interval of a run may be shorter.
+type Interval struct {
+	Second    int     `json:"second"`
+	DurationS float64 `json:"duration_s"`
+	Requests  int64   `json:"requests"`
+	Errors    int64   `json:"errors"`
+	Bytes     int64   `json:"bytes"`
+	Sends     int64   `json:"sends"`
+	LateSends int64   `json:"late_sends"`
+	P50us     int64   `json:"p50_us"`
+	P99us     int64   `json:"p99_us"`
+	Maxus     int64   `json:"max_us"`
+	// Hist is the interval's latency histogram in microseconds, in the
+	// standard compressed encoding (HISTFAAA...).
+	Hist string `json:"hist"`
+}
+
+func (t *tally) interval() Interval {
+	enc, _ := t.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return Interval{
+		Second:    t.second,
+		DurationS: time.Duration(t.duration).Seconds(),
+		Requests:  t.requests,
+		Errors:    t.errors(),
+		Bytes:     t.bytes,
+		Sends:     t.sends,
+		LateSends: t.lateSends,
+		P50us:     t.hist.ValueAtQuantile(50),
+		P99us:     t.hist.ValueAtQuantile(99),
+		Maxus:     t.hist.Max(),
+		Hist:      string(enc),
+	}
+}
+
+// aggregator joins the workers' per-second tallies: it emits interval N once
+// every worker has handed in its tally for N, and folds each into the
+// whole-window tally.
+type aggregator struct {
+	workers  int
+	pending  map[int]*tally
+	count    map[int]int
+	next     int // the next second to emit
+	whole    *tally
+	free     chan *tally
+	emit     func(Interval)
+	finished int
+}
+
+func newAggregator(workers int, free chan *tally, emit func(Interval)) *aggregator {
+	return &aggregator{
+		workers: workers,
+		pending: map[int]*tally{},
+		count:   map[int]int{},
+		whole:   newTally(),
+		free:    free,
+		emit:    emit,
+	}
+}
+
+// take folds one worker's tally in and emits the intervals now complete.
+func (a *aggregator) take(t *tally) {
+	p := a.pending[t.second]
+	if p == nil {
+		p = newTally()
+		p.second = t.second
+		a.pending[t.second] = p
+	}
+	p.add(t)
+	if t.duration > p.duration {
+		p.duration = t.duration
+	}
+	a.whole.add(t)
+	a.count[t.second]++
+	t.clear()
+	select {
+	case a.free <- t:
+	default:
+	}
+	for a.count[a.next] == a.workers {
+		p := a.pending[a.next]
+		delete(a.pending, a.next)
+		delete(a.count, a.next)
+		if a.emit != nil {
+			a.emit(p.interval())
+		}
+		a.next++
+	}
+}
+
+// flush emits what is left once every worker has stopped.
+func (a *aggregator) flush() {
+	for len(a.pending) > 0 {
+		if p, ok := a.pending[a.next]; ok {
+			delete(a.pending, a.next)
+			if a.emit != nil {
+				a.emit(p.interval())
+			}
+		}
+		a.next++
+	}
+}

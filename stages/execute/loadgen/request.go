@@ -1,0 +1,128 @@
+package loadgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Placeholders a request template may hold in its path, headers or body.
+const (
+	// PayloadPlaceholder is replaced by Spec.Payload bytes of filler text.
+	PayloadPlaceholder = "{payload}"
+	// VaryPlaceholder is replaced by a value drawn from the seeded source,
+	// different from request to request, so that a target answering from a
+	// cache or with a constant body can be detected.
+	VaryPlaceholder = "{vary}"
+)
+
+// requests holds the pre-rendered wire bytes of every request variant, so
+// that the hot path only picks one and writes it.
+type requests struct {
+	variants   [][]byte
+	varyValues []string // the {vary} value of each variant; nil without {vary}
+	head       bool     // HEAD: responses carry no body
+}
+
+// payload returns n bytes of deterministic filler text.
+func payload(n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b strings.Builder
+	b.Grow(n)
+	for i := 0; i < n; i++ {
+		b.WriteByte(alphabet[i%len(alphabet)])
+	}
+	return b.String()
+}
+
+// renderRequests builds the request variants for a spec with defaults applied.
+func renderRequests(s *Spec, hostport string) (*requests, error) {
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
+	path := u.EscapedPath()
+	// url.Parse escapes braces; let the placeholders through unescaped.
+	path = strings.NewReplacer("%7Bpayload%7D", PayloadPlaceholder, "%7Bvary%7D", VaryPlaceholder,
+		"%7bpayload%7d", PayloadPlaceholder, "%7bvary%7d", VaryPlaceholder).Replace(path)
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	var tmpl strings.Builder
+	fmt.Fprintf(&tmpl, "%s %s HTTP/1.1\r\nHost: %s\r\n", s.Method, path, u.Host)
+	hasCT := false
+	for _, h := range s.Headers {
+		k, v, _ := strings.Cut(h, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if strings.EqualFold(k, "Host") || strings.EqualFold(k, "Content-Length") {
+			return nil, fmt.Errorf("header %q is set by the load generator", k)
+		}
+		if strings.EqualFold(k, "Content-Type") {
+			hasCT = true
+		}
+		fmt.Fprintf(&tmpl, "%s: %s\r\n", k, v)
+	}
+	if s.Body != "" && !hasCT {
+		tmpl.WriteString("Content-Type: application/octet-stream\r\n")
+	}
+	head := tmpl.String()
+	body := s.Body
+	pl := payload(s.Payload)
+	head = strings.ReplaceAll(head, PayloadPlaceholder, pl)
+	body = strings.ReplaceAll(body, PayloadPlaceholder, pl)
+	if strings.ContainsAny(strings.ReplaceAll(head, VaryPlaceholder, ""), "\x00") {
+		return nil, fmt.Errorf("request head holds a NUL byte")
+	}
+
+	r := &requests{head: strings.EqualFold(s.Method, "HEAD")}
+	vary := strings.Contains(head, VaryPlaceholder) || strings.Contains(body, VaryPlaceholder)
+	n := 1
+	if vary {
+		n = s.Variants
+		if n <= 0 {
+			n = DefaultVariants
+		}
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x79617264)) // "yard"
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		h, b := head, body
+		if vary {
+			var v string
+			for { // distinct values, so that n variants are n different requests
+				v = strconv.FormatUint(rng.Uint64N(1_000_000_000), 10)
+				if !seen[v] {
+					break
+				}
+			}
+			seen[v] = true
+			r.varyValues = append(r.varyValues, v)
+			h = strings.ReplaceAll(h, VaryPlaceholder, v)
+			b = strings.ReplaceAll(b, VaryPlaceholder, v)
+		}
+		var w strings.Builder
+		w.WriteString(h)
+		if b != "" || methodHasBody(s.Method) {
+			w.WriteString("Content-Length: ")
+			w.WriteString(strconv.Itoa(len(b)))
+			w.WriteString("\r\n")
+		}
+		w.WriteString("\r\n")
+		w.WriteString(b)
+		r.variants = append(r.variants, []byte(w.String()))
+	}
+	return r, nil
+}
+
+func methodHasBody(m string) bool {
+	switch strings.ToUpper(m) {
+	case "POST", "PUT", "PATCH":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,273 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bounds that hold for every run, whatever a caller asks for.
+const (
+	// MaxDuration is the longest measured window a run may ask for.
+	MaxDuration = time.Hour
+	// MaxConnections bounds the connection pool.
+	MaxConnections = 100_000
+	// DefaultVariants is how many pre-rendered variants of the request a
+	// template with {vary} gets.
+	DefaultVariants = 256
+	// LateThreshold: an open-loop send more than this after its intended
+	// time counts as a late send.
+	LateThreshold = time.Millisecond
+)
+
+// Duration is a time.Duration that reads and writes JSON as a Go duration
+// string ("5s"); it also reads a number of nanoseconds.
+type Duration time.Duration
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads a duration string or a number of nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("duration %q: %w", s, err)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("duration: want a string like \"5s\" or nanoseconds, got %s", b)
+	}
+	*d = Duration(n)
+	return nil
+}
+
+// Spec is one load generator run: what to send, to where, how hard and for
+// how long. It is plain data (the driver sends it as JSON); [Spec.Validate]
+// reports every problem at once.
+type Spec struct {
+	// URL is the target; its host must be a loopback address.
+	URL string `json:"url"`
+	// Method defaults to GET.
+	Method string `json:"method,omitempty"`
+	// Headers are extra request headers, "Name: value" each.
+	Headers []string `json:"headers,omitempty"`
+	// Body is the request body; {payload} and {vary} are substituted.
+	Body string `json:"body,omitempty"`
+	// Connections is the number of keep-alive HTTP/1.1 connections.
+	Connections int `json:"connections"`
+	// Duration is the measured window.
+	Duration Duration `json:"duration"`
+	// Rate is the open-loop arrival rate in requests per second; 0 runs a
+	// closed loop.
+	Rate float64 `json:"rate,omitempty"`
+	// RateFraction and PeakRPS ask for an open loop at a fraction of a peak
+	// measured earlier in the same run (Rate = RateFraction * PeakRPS). They
+	// are ignored when Rate is set.
+	RateFraction float64 `json:"rate_fraction,omitempty"`
+	PeakRPS      float64 `json:"peak_rps,omitempty"`
+	// Timeout bounds each request; 0 means 10s.
+	Timeout Duration `json:"timeout,omitempty"`
+	// Payload is the length of the string substituted for {payload}.
+	Payload int `json:"payload,omitempty"`
+	// Seed seeds the source of {vary} values and of the variant order.
+	Seed uint64 `json:"seed,omitempty"`
+	// Variants is the number of pre-rendered {vary} values (default 256).
+	Variants int `json:"variants,omitempty"`
+	// MaxRequests bounds the number of requests sent; 0 means no bound
+	// other than the duration.
+	MaxRequests int64 `json:"max_requests,omitempty"`
+	// Workers is the number of event loops (each a goroutine with its own
+	// epoll set); 0 means one per CPU the process may use, at most one per
+	// connection.
+	Workers int `json:"workers,omitempty"`
+	// CPUs, when set, is the CPU list the load generator process pins itself
+	// to in driver mode (see PROTOCOL.md). Run itself never pins.
+	CPUs string `json:"cpus,omitempty"`
+}
+
+// EffectiveRate is the open-loop rate the spec asks for, 0 for a closed loop.
+func (s *Spec) EffectiveRate() float64 {
+	if s.Rate > 0 {
+		return s.Rate
+	}
+	if s.RateFraction > 0 && s.PeakRPS > 0 {
+		return s.RateFraction * s.PeakRPS
+	}
+	return 0
+}
+
+// FractionOfPeak returns a copy of s that runs an open loop at fraction f of
+// the throughput peak measured in an earlier result.
+func (s Spec) FractionOfPeak(peak *Result, f float64) Spec {
+	s.Rate = 0
+	s.PeakRPS = peak.RPS
+	s.RateFraction = f
+	return s
+}
+
+func (s *Spec) withDefaults() Spec {
+	c := *s
+	if c.Method == "" {
+		c.Method = "GET"
+	}
+	if c.Connections == 0 {
+		c.Connections = 32
+	}
+	if c.Timeout == 0 {
+		c.Timeout = Duration(10 * time.Second)
+	}
+	if c.Variants == 0 {
+		c.Variants = DefaultVariants
+	}
+	return c
+}
+
+// Validate reports every problem with s, joined; nil if there are none.
+func (s *Spec) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if _, err := TargetAddr(s.URL); err != nil {
+		errs = append(errs, err)
+	}
+	if s.Method != "" && !isToken(s.Method) {
+		bad("method %q is not an HTTP token", s.Method)
+	}
+	for _, h := range s.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || !isToken(strings.TrimSpace(k)) || strings.ContainsAny(v, "\r\n") {
+			bad("header %q: want Name: value", h)
+		}
+	}
+	if s.Connections < 0 || s.Connections > MaxConnections {
+		bad("connections %d: want 1..%d", s.Connections, MaxConnections)
+	}
+	if d := time.Duration(s.Duration); d <= 0 || d > MaxDuration {
+		bad("duration %s: want more than 0 and at most %s", d, MaxDuration)
+	}
+	if s.Rate < 0 || s.RateFraction < 0 || s.PeakRPS < 0 {
+		bad("rate, rate_fraction and peak_rps must not be negative")
+	}
+	if s.Rate == 0 && (s.RateFraction > 0) != (s.PeakRPS > 0) {
+		bad("rate_fraction and peak_rps go together")
+	}
+	if r := s.EffectiveRate(); r > 10_000_000 {
+		bad("rate %.0f/s is beyond any loopback target", r)
+	}
+	if t := time.Duration(s.Timeout); t < 0 || t > MaxDuration {
+		bad("timeout %s: want 0..%s", t, MaxDuration)
+	}
+	if s.Payload < 0 || s.Payload > 64<<20 {
+		bad("payload %d: want 0..64MiB", s.Payload)
+	}
+	if s.Variants < 0 || s.Variants > 65536 {
+		bad("variants %d: want 0..65536", s.Variants)
+	}
+	if s.MaxRequests < 0 {
+		bad("max_requests must not be negative")
+	}
+	if s.Workers < 0 || s.Workers > 1024 {
+		bad("workers %d: want 0..1024", s.Workers)
+	}
+	if s.CPUs != "" {
+		if _, err := ParseCPUList(s.CPUs); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("()<>@,;:\\\"/[]?={}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrNotLoopback is returned for a target that is not on this host's
+// loopback interface. yardstick only ever loads loopback targets.
+var ErrNotLoopback = errors.New("target is not a loopback address (127.0.0.0/8, ::1 or localhost)")
+
+// TargetAddr checks that rawURL is an http URL on a loopback host and
+// returns its host:port. It resolves nothing but "localhost", and accepts
+// that name only if it resolves to loopback addresses alone.
+func TargetAddr(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("url %q: %w", rawURL, err)
+	}
+	if u.Scheme != "http" {
+		return "", fmt.Errorf("url %q: only http:// is supported", rawURL)
+	}
+	host := u.Hostname()
+	if host == "" {
+		return "", fmt.Errorf("url %q: no host", rawURL)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
+		return "", fmt.Errorf("url %q: bad port %q", rawURL, port)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return net.JoinHostPort("localhost", port), nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return "", fmt.Errorf("url %q: %w", rawURL, ErrNotLoopback)
+	}
+	return net.JoinHostPort(ip.String(), port), nil
+}
+
+// resolve turns a host:port from TargetAddr into a socket address, again
+// refusing anything off loopback.
+func resolve(hostport string) (*net.TCPAddr, error) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := strconv.Atoi(port)
+	if strings.EqualFold(host, "localhost") {
+		ips, err := net.LookupIP("localhost")
+		if err != nil {
+			return nil, fmt.Errorf("resolve localhost: %w", err)
+		}
+		for _, ip := range ips {
+			if !ip.IsLoopback() {
+				return nil, fmt.Errorf("localhost resolves to %s: %w", ip, ErrNotLoopback)
+			}
+		}
+		for _, ip := range ips { // prefer IPv4, as curl and wrk do
+			if ip.To4() != nil {
+				return &net.TCPAddr{IP: ip, Port: p}, nil
+			}
+		}
+		if len(ips) > 0 {
+			return &net.TCPAddr{IP: ips[0], Port: p}, nil
+		}
+		return nil, fmt.Errorf("localhost resolves to nothing")
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%s: %w", host, ErrNotLoopback)
+	}
+	return &net.TCPAddr{IP: ip, Port: p}, nil
+}

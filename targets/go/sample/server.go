@@ -1,0 +1,268 @@
+// Package sample is the Go sample service yardstick benchmarks: a plain
+// net/http server with the endpoints of the methodology's scenario shapes
+// (hello world, CPU-bound string work, JSON validation, a blocking
+// dependency). The command in targets/go wraps it; tests run it in-process.
+package sample
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits on user input: nothing a request asks for can exhaust the server.
+const (
+	MaxGeneratedSize = 1 << 20 // bytes of input /api/generated/{size} will make
+	MaxSleep         = 60 * time.Second
+	MaxJSONBody      = 64 << 10
+	MaxWorkFactor    = 1_000_000
+)
+
+// Config is the sample service's configuration. Fault-injection switches
+// for the fairness checks (extra access-log bytes, undeclared worker
+// goroutines, cached responses, a slow handler) belong in Faults, so that
+// a clean server is the zero value of Faults.
+type Config struct {
+	// WorkFactor is how many times the string endpoints repeat their work.
+	WorkFactor int
+	// AccessLog, when not nil, receives one JSON line per request.
+	AccessLog io.Writer
+	// Faults are deliberate deviations from a fair server; none exist yet.
+	Faults Faults
+}
+
+// Faults holds fault-injection switches. It is empty on purpose: the
+// fairness checks of a later issue add theirs here.
+type Faults struct{}
+
+// NewHandler returns the service's handler.
+func NewHandler(cfg Config) http.Handler {
+	if cfg.WorkFactor <= 0 {
+		cfg.WorkFactor = 1
+	}
+	s := &server{cfg: cfg}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", s.status)
+	mux.HandleFunc("GET /ready", s.status)
+	mux.HandleFunc("GET /hello", s.hello)
+	mux.HandleFunc("GET /api/strings/{value}", s.strings)
+	mux.HandleFunc("GET /api/generated/{size}", s.generated)
+	mux.HandleFunc("POST /api/json", s.json)
+	mux.HandleFunc("GET /api/sleep/{ms}", s.sleep)
+	if cfg.AccessLog == nil {
+		return mux
+	}
+	return &accessLog{next: mux, w: cfg.AccessLog}
+}
+
+type server struct{ cfg Config }
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = []string{"application/json"}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	writeJSON(w, status, b)
+}
+
+func (s *server) status(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"UP"}`))
+}
+
+var helloBody = []byte("Hello, World!")
+
+func (s *server) hello(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+	h["Content-Length"] = []string{"13"}
+	_, _ = w.Write(helloBody)
+}
+
+// stringWork is the CPU-bound work of the string endpoints: uppercase,
+// lowercase, reverse and CRC32 of the input, WorkFactor times over.
+type stringWork struct {
+	Length     int    `json:"length"`
+	WorkFactor int    `json:"work_factor"`
+	Upper      string `json:"uppercase,omitempty"`
+	Lower      string `json:"lowercase,omitempty"`
+	Reverse    string `json:"reverse,omitempty"`
+	CRC32      uint32 `json:"crc32"`
+	Checksum   uint32 `json:"checksum"`
+}
+
+func doWork(in string, factor int) stringWork {
+	res := stringWork{Length: len(in), WorkFactor: factor}
+	var sum uint32
+	for range factor {
+		res.Upper = strings.ToUpper(in)
+		res.Lower = strings.ToLower(in)
+		res.Reverse = reverse(in)
+		res.CRC32 = crc32.ChecksumIEEE([]byte(in))
+		// fold every result in, so no repetition is dead code
+		sum = crc32.Update(sum, crc32.IEEETable, []byte(res.Upper))
+		sum = crc32.Update(sum, crc32.IEEETable, []byte(res.Lower))
+		sum = crc32.Update(sum, crc32.IEEETable, []byte(res.Reverse))
+		sum ^= res.CRC32
+	}
+	res.Checksum = sum
+	return res
+}
+
+func reverse(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+func (s *server) strings(w http.ResponseWriter, r *http.Request) {
+	v := r.PathValue("value")
+	if v == "" {
+		writeError(w, http.StatusBadRequest, "empty value")
+		return
+	}
+	b, err := json.Marshal(doWork(v, s.cfg.WorkFactor))
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+// generatedInput makes size bytes of text that depend only on size.
+func generatedInput(size int) string {
+	const alphabet = "The quick brown fox jumps over the lazy dog 0123456789 "
+	var b strings.Builder
+	b.Grow(size)
+	x := uint32(size)*2654435761 + 1
+	for i := 0; i < size; i++ {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b.WriteByte(alphabet[x%uint32(len(alphabet))])
+	}
+	return b.String()
+}
+
+func (s *server) generated(w http.ResponseWriter, r *http.Request) {
+	size, err := strconv.Atoi(r.PathValue("size"))
+	if err != nil || size < 0 || size > MaxGeneratedSize {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("size must be an integer from 0 to %d", MaxGeneratedSize))
+		return
+	}
+	res := doWork(generatedInput(size), s.cfg.WorkFactor)
+	// the transformed strings are summarised, not echoed: the response
+	// stays small whatever the size
+	res.Upper, res.Lower, res.Reverse = "", "", ""
+	b, err := json.Marshal(res)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+// Document is the ~300-byte JSON document /api/json validates and
+// re-serializes.
+type Document struct {
+	ID      int64    `json:"id"`
+	Name    string   `json:"name"`
+	Email   string   `json:"email"`
+	Active  bool     `json:"active"`
+	Score   float64  `json:"score"`
+	Tags    []string `json:"tags"`
+	Address struct {
+		Street  string `json:"street"`
+		City    string `json:"city"`
+		Zip     string `json:"zip"`
+		Country string `json:"country"`
+	} `json:"address"`
+	Created time.Time `json:"created"`
+}
+
+// Validate reports what is wrong with d.
+func (d *Document) Validate() error {
+	var errs []error
+	if d.ID <= 0 {
+		errs = append(errs, errors.New("id must be positive"))
+	}
+	if d.Name == "" || len(d.Name) > 200 {
+		errs = append(errs, errors.New("name must have 1 to 200 bytes"))
+	}
+	if at := strings.IndexByte(d.Email, '@'); at <= 0 || at == len(d.Email)-1 {
+		errs = append(errs, errors.New("email is not an address"))
+	}
+	if d.Score < 0 || d.Score > 100 {
+		errs = append(errs, errors.New("score must be within 0..100"))
+	}
+	if len(d.Tags) > 32 {
+		errs = append(errs, errors.New("at most 32 tags"))
+	}
+	if d.Address.City == "" {
+		errs = append(errs, errors.New("address.city is required"))
+	}
+	if d.Created.IsZero() {
+		errs = append(errs, errors.New("created is required"))
+	}
+	return errors.Join(errs...)
+}
+
+// SampleDocument is a valid document of about 300 bytes, the body load
+// generators send to /api/json.
+const SampleDocument = `{"id":12345,"name":"Ada Lovelace","email":"ada@example.org","active":true,"score":87.5,` +
+	`"tags":["math","engines","poetry","notes"],"address":{"street":"12 St James's Square","city":"London",` +
+	`"zip":"SW1Y 4JH","country":"GB"},"created":"2024-03-01T12:00:00Z"}`
+
+func (s *server) json(w http.ResponseWriter, r *http.Request) {
+	var d Document
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		writeError(w, http.StatusBadRequest, "bad JSON document: "+err.Error())
+		return
+	}
+	if dec.More() {
+		writeError(w, http.StatusBadRequest, "one JSON document expected")
+		return
+	}
+	if err := d.Validate(); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	b, err := json.Marshal(&d)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+func (s *server) sleep(w http.ResponseWriter, r *http.Request) {
+	ms, err := strconv.Atoi(r.PathValue("ms"))
+	if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > MaxSleep {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("ms must be an integer from 0 to %d", MaxSleep.Milliseconds()))
+		return
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		return
+	}
+	writeJSON(w, http.StatusOK, []byte(`{"slept_ms":`+strconv.Itoa(ms)+`}`))
+}
