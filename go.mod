@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	cuelang.org/go v0.17.1
+	github.com/prometheus/procfs v0.23.0
 	github.com/rogpeppe/go-internal v1.16.0
 )
 
