@@ -1,0 +1,133 @@
+package procsample
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// userHZ is USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100 on
+// every Linux architecture, independent of the kernel's HZ. procfs divides
+// by the same constant in ProcStat.CPUTime, which gives only the sum of user
+// and system time.
+const userHZ = 100
+
+// Sample is one reading of a process group, summed over its live processes.
+// It maps 1:1 to a row of the samples table.
+type Sample struct {
+	// Time is when the reading started.
+	Time time.Time `json:"time"`
+	// RSSBytes is the resident set size (pages from /proc/<pid>/stat times
+	// the page size).
+	RSSBytes int64 `json:"rss_bytes"`
+	// CPUUserSeconds and CPUSysSeconds are the CPU time spent so far in user
+	// and kernel mode, including that of children the group's processes
+	// have waited for (cutime, cstime), so that the sum does not drop when
+	// a wrapper's child exits. Only differences between samples are
+	// meaningful.
+	CPUUserSeconds float64 `json:"cpu_user_seconds"`
+	CPUSysSeconds  float64 `json:"cpu_sys_seconds"`
+	// Threads is the number of threads (num_threads in /proc/<pid>/stat).
+	Threads int `json:"threads"`
+	// MatchedThreads is the number of threads whose name (comm, at most 15
+	// bytes) matches the sample's pattern, -1 when there is no pattern.
+	MatchedThreads int `json:"matched_threads"`
+	// VoluntaryCtxSwitches and NonvoluntaryCtxSwitches are summed over the
+	// live threads of every process (see the package documentation).
+	VoluntaryCtxSwitches    int64 `json:"voluntary_ctx_switches"`
+	NonvoluntaryCtxSwitches int64 `json:"nonvoluntary_ctx_switches"`
+	// PIDs is the number of processes the sample sums over.
+	PIDs int `json:"pids"`
+}
+
+// Take reads one Sample of the process group pgid. re selects the threads
+// counted in MatchedThreads; nil means no pattern (MatchedThreads is -1).
+// Processes and threads that exit during the reading are left out. When no
+// process of the group is left, Take returns the (empty) sample and
+// ErrGroupGone.
+func Take(pfs procfs.FS, pgid int, re *regexp.Regexp) (Sample, error) {
+	s := Sample{Time: time.Now(), MatchedThreads: -1}
+	if re != nil {
+		s.MatchedThreads = 0
+	}
+	pids, err := GroupPIDs(pfs, pgid)
+	if err != nil {
+		return s, err
+	}
+	for _, pid := range pids {
+		ok, err := s.addProc(pfs, pid, re)
+		if err != nil {
+			return s, fmt.Errorf("procsample: sample pid %d of group %d: %w", pid, pgid, err)
+		}
+		if ok {
+			s.PIDs++
+		}
+	}
+	if s.PIDs == 0 {
+		return s, fmt.Errorf("%w (pgid %d)", ErrGroupGone, pgid)
+	}
+	return s, nil
+}
+
+// addProc adds process pid to s. It reports false, and leaves s as it was,
+// when the process has gone or turned into a zombie.
+func (s *Sample) addProc(pfs procfs.FS, pid int, re *regexp.Regexp) (bool, error) {
+	p, err := pfs.Proc(pid)
+	if vanished(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	st, err := p.Stat()
+	if vanished(err) || (err == nil && !live(st.State)) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	threads, err := pfs.AllThreads(pid)
+	if vanished(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("list threads: %w", err)
+	}
+	var matched int
+	var vol, nonvol uint64
+	for _, t := range threads {
+		if re != nil {
+			comm, err := t.Comm()
+			if vanished(err) {
+				continue
+			}
+			if err != nil {
+				return false, fmt.Errorf("read comm of thread %d: %w", t.PID, err)
+			}
+			if re.MatchString(comm) {
+				matched++
+			}
+		}
+		ts, err := t.NewStatus()
+		if vanished(err) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("read status of thread %d: %w", t.PID, err)
+		}
+		vol += ts.VoluntaryCtxtSwitches
+		nonvol += ts.NonVoluntaryCtxtSwitches
+	}
+	s.RSSBytes += int64(st.ResidentMemory())
+	s.CPUUserSeconds += float64(int64(st.UTime)+int64(st.CUTime)) / userHZ
+	s.CPUSysSeconds += float64(int64(st.STime)+int64(st.CSTime)) / userHZ
+	s.Threads += st.NumThreads
+	if re != nil {
+		s.MatchedThreads += matched
+	}
+	s.VoluntaryCtxSwitches += int64(vol)
+	s.NonvoluntaryCtxSwitches += int64(nonvol)
+	return true, nil
+}

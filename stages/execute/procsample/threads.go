@@ -1,0 +1,98 @@
+package procsample
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/procfs"
+)
+
+// ThreadNames returns the names (comm) of the threads of process pid, in
+// ascending thread id order. The kernel truncates names to 15 bytes; Go
+// threads all carry the binary's name, JVM threads their Java names.
+// Threads that exit while being read are left out.
+func ThreadNames(pfs procfs.FS, pid int) ([]string, error) {
+	threads, err := pfs.AllThreads(pid)
+	if err != nil {
+		return nil, fmt.Errorf("procsample: list threads of pid %d: %w", pid, err)
+	}
+	sort.Sort(threads)
+	names := make([]string, 0, len(threads))
+	for _, t := range threads {
+		comm, err := t.Comm()
+		if vanished(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("procsample: read comm of thread %d of pid %d: %w", t.PID, pid, err)
+		}
+		names = append(names, comm)
+	}
+	return names, nil
+}
+
+// CountMatching returns how many of names match re, or -1 when re is nil.
+func CountMatching(names []string, re *regexp.Regexp) int {
+	if re == nil {
+		return -1
+	}
+	n := 0
+	for _, name := range names {
+		if re.MatchString(name) {
+			n++
+		}
+	}
+	return n
+}
+
+// Affinity returns, per thread id of process pid, the CPUs the thread may
+// run on, as a Linux CPU list in canonical form ("0-1,3"), from
+// Cpus_allowed_list in /proc/<pid>/task/<tid>/status. Threads that exit
+// while being read are left out.
+func Affinity(pfs procfs.FS, pid int) (map[int]string, error) {
+	threads, err := pfs.AllThreads(pid)
+	if err != nil {
+		return nil, fmt.Errorf("procsample: list threads of pid %d: %w", pid, err)
+	}
+	aff := make(map[int]string, len(threads))
+	for _, t := range threads {
+		st, err := t.NewStatus()
+		if vanished(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("procsample: read status of thread %d of pid %d: %w", t.PID, pid, err)
+		}
+		aff[t.PID] = formatCPUList(st.CpusAllowedList)
+	}
+	return aff, nil
+}
+
+// formatCPUList writes CPU numbers as a Linux CPU list, runs of consecutive
+// numbers as ranges: [0 1 2 5] gives "0-2,5". procfs expands the kernel's
+// list into numbers; this puts it back in the kernel's notation, which is
+// also that of pipeline/cpuset.
+func formatCPUList(cpus []uint64) string {
+	cs := append([]uint64(nil), cpus...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
+	var b strings.Builder
+	for i := 0; i < len(cs); {
+		j := i
+		for j+1 < len(cs) && cs[j+1] <= cs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatUint(cs[i], 10))
+		if cs[j] != cs[i] {
+			b.WriteByte('-')
+			b.WriteString(strconv.FormatUint(cs[j], 10))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
