@@ -68,20 +68,20 @@ type LatencyUS struct {
 // Load is what the load generator measured in the kept window, and what it
 // cost.
 type Load struct {
-	Mode         string  `json:"mode"`
-	Connections  int     `json:"connections"`
-	RateTarget   float64 `json:"rate_target,omitempty"`
-	Requests     int64   `json:"requests"`
-	Errors       int64   `json:"errors"`
-	DurationS    float64 `json:"duration_s"`
-	RPS          float64 `json:"rps"`
-	Sends        int64   `json:"sends"`
-	LateSends    int64   `json:"late_sends"`
-	Latency      LatencyUS `json:"latency_us"`
+	Mode        string    `json:"mode"`
+	Connections int       `json:"connections"`
+	RateTarget  float64   `json:"rate_target,omitempty"`
+	Requests    int64     `json:"requests"`
+	Errors      int64     `json:"errors"`
+	DurationS   float64   `json:"duration_s"`
+	RPS         float64   `json:"rps"`
+	Sends       int64     `json:"sends"`
+	LateSends   int64     `json:"late_sends"`
+	Latency     LatencyUS `json:"latency_us"`
 	// Hist is the kept window's latency histogram (microseconds) in the
 	// standard compressed HdrHistogram encoding.
-	Hist          string           `json:"hist"`
-	ResponseBytes int64            `json:"response_bytes"`
+	Hist          string `json:"hist"`
+	ResponseBytes int64  `json:"response_bytes"`
 	// Whole-run figures of the load generator process (warm-up included).
 	LoadgenCPUS      float64          `json:"loadgen_cpu_s"`
 	LoadgenDurationS float64          `json:"loadgen_duration_s"`
@@ -108,27 +108,27 @@ type Second struct {
 
 // A Sample is one /proc sample of the target's process group.
 type Sample struct {
-	Time                  time.Time `json:"time"`
-	InWindow              bool      `json:"in_window"`
-	RSSBytes              int64     `json:"rss_bytes"`
-	CPUUserSeconds        float64   `json:"cpu_user_s"`
-	CPUSysSeconds         float64   `json:"cpu_sys_s"`
-	Threads               int       `json:"threads"`
-	MatchedThreads        int       `json:"matched_threads"`
-	VoluntaryCtxSwitches  int64     `json:"voluntary_ctx_switches"`
-	InvoluntaryCtxSwitches int64    `json:"involuntary_ctx_switches"`
-	PIDs                  int       `json:"pids"`
+	Time                   time.Time `json:"time"`
+	InWindow               bool      `json:"in_window"`
+	RSSBytes               int64     `json:"rss_bytes"`
+	CPUUserSeconds         float64   `json:"cpu_user_s"`
+	CPUSysSeconds          float64   `json:"cpu_sys_s"`
+	Threads                int       `json:"threads"`
+	MatchedThreads         int       `json:"matched_threads"`
+	VoluntaryCtxSwitches   int64     `json:"voluntary_ctx_switches"`
+	InvoluntaryCtxSwitches int64     `json:"involuntary_ctx_switches"`
+	PIDs                   int       `json:"pids"`
 }
 
 // TargetStats is the target's side of the kept window.
 type TargetStats struct {
-	PID            int     `json:"pid"`
-	RSSSteadyBytes int64   `json:"rss_steady_bytes"`
-	RSSPeakBytes   int64   `json:"rss_peak_bytes"`
-	RSSAfterBytes  int64   `json:"rss_after_bytes"`
-	CPUSeconds     float64 `json:"cpu_s"`
+	PID             int     `json:"pid"`
+	RSSSteadyBytes  int64   `json:"rss_steady_bytes"`
+	RSSPeakBytes    int64   `json:"rss_peak_bytes"`
+	RSSAfterBytes   int64   `json:"rss_after_bytes"`
+	CPUSeconds      float64 `json:"cpu_s"`
 	CPUPerRequestUS float64 `json:"cpu_us_per_request"`
-	Threads        int     `json:"threads"`
+	Threads         int     `json:"threads"`
 	// EventLoopThreads counts threads matching the target's regex after
 	// warm-up; -1 when the target declares none.
 	EventLoopThreads int `json:"event_loop_threads"`
@@ -165,20 +165,20 @@ type ColdStart struct {
 // start.json): how it was started, how long it took to become ready, and
 // how it ended.
 type StartRecord struct {
-	Name        string     `json:"name"`
-	Group       int        `json:"group"`
-	Variant     string     `json:"variant"`
-	Repeat      int        `json:"repeat"`
-	Argv        []string   `json:"argv"`
-	Env         []string   `json:"env"`
-	PID         int        `json:"pid"`
-	Started     time.Time  `json:"started"`
-	ColdStart   *ColdStart `json:"cold_start,omitempty"`
-	Cells       []string   `json:"cells"`
-	Stopped     time.Time  `json:"stopped"`
-	ExitStatus  string     `json:"exit_status"`
-	StderrTail  string     `json:"stderr_tail,omitempty"`
-	Error       string     `json:"error,omitempty"`
+	Name       string     `json:"name"`
+	Group      int        `json:"group"`
+	Variant    string     `json:"variant"`
+	Repeat     int        `json:"repeat"`
+	Argv       []string   `json:"argv"`
+	Env        []string   `json:"env"`
+	PID        int        `json:"pid"`
+	Started    time.Time  `json:"started"`
+	ColdStart  *ColdStart `json:"cold_start,omitempty"`
+	Cells      []string   `json:"cells"`
+	Stopped    time.Time  `json:"stopped"`
+	ExitStatus string     `json:"exit_status"`
+	StderrTail string     `json:"stderr_tail,omitempty"`
+	Error      string     `json:"error,omitempty"`
 }
 
 // Environment describes the machine and toolchains of a run

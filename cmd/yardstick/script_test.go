@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -13,6 +14,10 @@ import (
 var scriptCommands = map[string]func(){
 	"yardstick": func() { os.Exit(Main()) },
 }
+
+// scriptCmds are extra script commands (Go functions, not programs); other
+// _test files add to it from init functions.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
 // scriptSetups run for every script, after the built-in set-up; other _test
 // files add to it from init functions.
@@ -30,7 +35,13 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("YARDSTICK_UPDATE") == "1",
+		Cmds:                scriptCmds,
 		Setup: func(e *testscript.Env) error {
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				return err
+			}
+			e.Setenv("REPO", root)
 			for _, f := range scriptSetups {
 				if err := f(e); err != nil {
 					return err

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"yardstick/pipeline"
+)
+
+// The run scripts need the Go sample target: it is built once per test
+// binary and linked into every script's $WORK/bin.
+var (
+	sampleOnce sync.Once
+	sampleBin  string
+	sampleErr  error
+)
+
+func buildSample() (string, error) {
+	sampleOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "yardstick-sample-")
+		if err != nil {
+			sampleErr = err
+			return
+		}
+		sampleBin = filepath.Join(dir, "sample-go")
+		out, err := exec.Command("go", "build", "-o", sampleBin, "yardstick/targets/go").CombinedOutput()
+		if err != nil {
+			sampleErr = fmt.Errorf("build the Go sample target: %v\n%s", err, out)
+		}
+	})
+	return sampleBin, sampleErr
+}
+
+func init() {
+	scriptSetups = append(scriptSetups, func(e *testscript.Env) error {
+		bin, err := buildSample()
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(e.WorkDir, "bin"), 0o755); err != nil {
+			return err
+		}
+		return os.Symlink(bin, filepath.Join(e.WorkDir, "bin", "sample-go"))
+	})
+	scriptCmds["waitcheckpoints"] = cmdWaitCheckpoints
+	scriptCmds["rundir"] = cmdRunDir
+	scriptCmds["snapshot"] = cmdSnapshot
+	scriptCmds["cellsonce"] = cmdCellsOnce
+	scriptCmds["noleftovers"] = cmdNoLeftovers
+	scriptCmds["freeport"] = cmdFreePort
+	scriptCmds["subst"] = cmdSubst
+}
+
+func checkpoints(root string) []string {
+	m, _ := filepath.Glob(filepath.Join(root, "results", "*", pipeline.RunIDPrefix+"*", "cells", "*", "checkpoint.json"))
+	return m
+}
+
+// waitcheckpoints N: wait (at most 2 minutes) until N cells have
+// checkpoints under $WORK/results.
+func cmdWaitCheckpoints(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: waitcheckpoints N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(checkpoints(ts.Getenv("WORK"))) < n {
+		if time.Now().After(deadline) {
+			ts.Fatalf("only %d checkpoints after 2 minutes", len(checkpoints(ts.Getenv("WORK"))))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// rundir VAR: set VAR to the one run directory under $WORK/results.
+func cmdRunDir(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: rundir VAR")
+	}
+	m, _ := filepath.Glob(filepath.Join(ts.Getenv("WORK"), "results", "*", pipeline.RunIDPrefix+"*"))
+	if len(m) != 1 {
+		ts.Fatalf("want one run directory, found %v", m)
+	}
+	ts.Setenv(args[0], m[0])
+}
+
+// snapshot RUNDIR FILE: record every checkpoint's start time.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: snapshot RUNDIR FILE")
+	}
+	rd := &pipeline.RunDir{Root: args[0]}
+	p, err := rd.ReadPlan()
+	ts.Check(err)
+	snap := map[string]time.Time{}
+	for _, c := range p.Cells {
+		if cp, err := rd.ReadCheckpoint(c.ID); err == nil {
+			snap[c.ID] = cp.Started
+		}
+	}
+	b, _ := json.Marshal(snap)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+	ts.Logf("%d checkpoints before resume", len(snap))
+}
+
+// cellsonce RUNDIR SNAPSHOT: every planned cell has exactly one
+// checkpoint, and those in the snapshot were not run again.
+func cmdCellsOnce(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: cellsonce RUNDIR SNAPSHOT")
+	}
+	rd := &pipeline.RunDir{Root: args[0]}
+	p, err := rd.ReadPlan()
+	ts.Check(err)
+	var snap map[string]time.Time
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	ts.Check(json.Unmarshal(b, &snap))
+	dirs, err := os.ReadDir(rd.Path("cells"))
+	ts.Check(err)
+	if len(dirs) != len(p.Cells) {
+		ts.Fatalf("%d cell directories for %d planned cells", len(dirs), len(p.Cells))
+	}
+	for _, c := range p.Cells {
+		cp, err := rd.ReadCheckpoint(c.ID)
+		if err != nil {
+			ts.Fatalf("cell %s (%s): no checkpoint: %v", c.ID, c.Name, err)
+		}
+		if cp.CellID != c.ID {
+			ts.Fatalf("checkpoint of %s says cell %s", c.ID, cp.CellID)
+		}
+		if before, ok := snap[c.ID]; ok && !before.Equal(cp.Started) {
+			ts.Fatalf("cell %s ran twice: started %s before the resume, %s after", c.Name, before, cp.Started)
+		}
+		if cp.Status != pipeline.StatusOK {
+			ts.Fatalf("cell %s: %s: %s", c.Name, cp.Status, cp.Error)
+		}
+	}
+}
+
+// noleftovers DIR: no process but this one has DIR as its working
+// directory or on its command line (targets and load generators run in
+// the script's $WORK). Waits up to 5 s for dying processes to go.
+func cmdNoLeftovers(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: noleftovers DIR")
+	}
+	dir := args[0]
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := leftovers(dir)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("processes left behind:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func leftovers(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue // a zombie has no resources left; its parent reaps it
+		}
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cl := strings.ReplaceAll(string(cmdline), "\x00", " ")
+		if cwd == dir || strings.HasPrefix(cwd, dir+"/") || strings.Contains(cl, dir) {
+			out = append(out, fmt.Sprintf("pid %d cwd %s: %s", pid, cwd, cl))
+		}
+	}
+	return out
+}
+
+// freeport VAR: set VAR to a loopback TCP port that is free now, so that
+// scripts do not collide with other servers on a shared machine.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ts.Setenv(args[0], strconv.Itoa(port))
+}
+
+// subst FILE VAR...: replace $VAR in FILE by the variable's value (CUE
+// files in scripts cannot read the environment).
+func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || neg {
+		ts.Fatalf("usage: subst FILE VAR...")
+	}
+	f := ts.MkAbs(args[0])
+	b, err := os.ReadFile(f)
+	ts.Check(err)
+	s := string(b)
+	for _, v := range args[1:] {
+		s = strings.ReplaceAll(s, "$"+v, ts.Getenv(v))
+	}
+	ts.Check(os.WriteFile(f, []byte(s), 0o644))
+}

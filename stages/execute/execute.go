@@ -1,0 +1,363 @@
+// Package execute is the execute stage: it runs the cells of a plan and
+// writes one checkpoint per cell into the run directory.
+//
+// For each batch it starts the batch's services; for each group (one start
+// of a target variant, see pipeline.Cell.Group) it runs the variant's build
+// step once, measures cold starts, starts the target pinned to its CPU set
+// in its own process group, warms the service up, and then for each cell:
+// drives `yardstick loadgen --stdio` (pinned to the load generator's CPUs)
+// through warm-up and the measure window, samples the target's /proc,
+// slices the GC log and the access log to the kept window, waits the idle
+// time, reads RSS after the load, and writes the cell's checkpoint
+// atomically. Then it stops the process group and records how it ended.
+//
+// A target that crashes, never becomes ready or hangs fails its cell, and
+// the matrix goes on. Cancelling the context (Ctrl-C) stops every process
+// and leaves the run resumable: cells without a checkpoint run next time.
+package execute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
+	"yardstick/stages/execute/proc"
+)
+
+// Options configure a run.
+type Options struct {
+	// Self is the yardstick binary that runs `loadgen --stdio`.
+	Self string
+	// Workdir is the directory relative paths in the plan resolve against.
+	Workdir string
+	// Only, when set, is a glob over cell names (or a cell id): other cells
+	// are left for another run.
+	Only string
+	// Progress receives progress lines; Terminal redraws one line.
+	Progress io.Writer
+	Terminal bool
+	// StopGrace is how long a process gets between SIGTERM and SIGKILL.
+	StopGrace time.Duration
+}
+
+// Summary counts what a run did.
+type Summary struct {
+	Planned, Skipped, Done, Failed, Pending int
+	Interrupted                             bool
+}
+
+// Selected reports whether the cell is selected by the --only glob.
+func Selected(only string, c *pipeline.Cell) bool {
+	if only == "" {
+		return true
+	}
+	if c.ID == only {
+		return true
+	}
+	ok, err := path.Match(only, c.Name)
+	return err == nil && ok
+}
+
+// ValidateOnly checks a --only glob.
+func ValidateOnly(only string) error {
+	if only == "" {
+		return nil
+	}
+	if _, err := path.Match(only, ""); err != nil {
+		return fmt.Errorf("--only %q: %w", only, err)
+	}
+	return nil
+}
+
+// runner holds one run's state.
+type runner struct {
+	rd      *pipeline.RunDir
+	plan    *pipeline.Plan
+	opts    Options
+	prog    *progress
+	builds  map[string]error // by variant label: the build step's outcome
+	summary Summary
+}
+
+// Run executes every selected cell of the plan that has no checkpoint yet.
+func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Options) (Summary, error) {
+	if opts.StopGrace == 0 {
+		opts.StopGrace = 5 * time.Second
+	}
+	if err := ValidateOnly(opts.Only); err != nil {
+		return Summary{}, err
+	}
+	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
+	var todo []pipeline.Cell
+	for _, c := range p.Cells {
+		if !Selected(opts.Only, &c) {
+			continue
+		}
+		r.summary.Planned++
+		if rd.HasCheckpoint(c.ID) {
+			r.summary.Skipped++
+			continue
+		}
+		todo = append(todo, c)
+	}
+	r.prog = newProgress(opts.Progress, opts.Terminal, len(todo), estimateCells(p, todo))
+	for _, b := range p.Batches {
+		var cells []pipeline.Cell
+		for _, c := range todo {
+			if c.Batch == b.Name {
+				cells = append(cells, c)
+			}
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		if err := r.runBatch(ctx, &b, cells); err != nil {
+			return r.finish(ctx), err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return r.finish(ctx), nil
+}
+
+func (r *runner) finish(ctx context.Context) Summary {
+	r.summary.Pending = r.summary.Planned - r.summary.Skipped - r.summary.Done - r.summary.Failed
+	r.summary.Interrupted = ctx.Err() != nil
+	r.prog.close()
+	return r.summary
+}
+
+// record writes a cell's checkpoint and counts it.
+func (r *runner) record(cp *pipeline.Checkpoint) error {
+	cp.Version = pipeline.CheckpointVersion
+	if err := r.rd.WriteCheckpoint(cp); err != nil {
+		return err
+	}
+	if cp.Status == pipeline.StatusOK {
+		r.summary.Done++
+	} else {
+		r.summary.Failed++
+	}
+	r.prog.cellDone(cp)
+	return nil
+}
+
+// failAll records every cell as failed with the same reason.
+func (r *runner) failAll(cells []pipeline.Cell, start string, reason error) error {
+	for _, c := range cells {
+		now := time.Now()
+		cp := &pipeline.Checkpoint{CellID: c.ID, CellName: c.Name, Status: pipeline.StatusFailed, Error: reason.Error(), Started: now, Ended: now, Start: start}
+		if err := r.record(cp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
+	services, err := r.startServices(ctx, b)
+	defer func() {
+		for _, s := range services {
+			s.Stop(r.opts.StopGrace)
+		}
+	}()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return r.failAll(cells, "", fmt.Errorf("batch %s: %w", b.Name, err))
+	}
+	var group []pipeline.Cell
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		err := r.runGroup(ctx, b, group)
+		group = nil
+		return err
+	}
+	for _, c := range cells {
+		if len(group) > 0 && group[0].Group != c.Group {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		group = append(group, c)
+	}
+	return flush()
+}
+
+// startServices starts the batch's helpers pinned to the services' CPUs
+// and waits until each is ready.
+func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*proc.Process, error) {
+	var started []*proc.Process
+	var cpus []int
+	if b.Placement.Services != "" {
+		set, err := cpuset.Parse(b.Placement.Services)
+		if err != nil {
+			return nil, err
+		}
+		cpus = set
+	}
+	for _, s := range b.Services {
+		dir := r.rd.Path("services", b.Name, s.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return started, err
+		}
+		if err := r.build(ctx, "service-"+b.Name+"-"+s.Name, &s); err != nil {
+			return started, fmt.Errorf("service %s: %w", s.Name, err)
+		}
+		if err := portFree(s.Port); err != nil {
+			return started, fmt.Errorf("service %s: %w", s.Name, err)
+		}
+		stdout, stderr, err := openLogs(dir)
+		if err != nil {
+			return started, err
+		}
+		p, err := proc.Start(proc.Spec{Argv: s.Argv, Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+		stdout.Close()
+		stderr.Close()
+		if err != nil {
+			return started, fmt.Errorf("service %s: %w", s.Name, err)
+		}
+		started = append(started, p)
+		u, err := readyURL(s.Ready, s.Port)
+		if err != nil {
+			return started, fmt.Errorf("service %s: %w", s.Name, err)
+		}
+		if _, err := waitReady(ctx, p, u, b.Windows.ReadyTimeout.D()); err != nil {
+			return started, fmt.Errorf("service %s: %w; stderr: %s", s.Name, err, tail(filepath.Join(dir, "stderr.log")))
+		}
+	}
+	return started, nil
+}
+
+// dir resolves a process's working directory against the run's workdir.
+func (r *runner) dir(d string) string {
+	if d == "" {
+		return r.opts.Workdir
+	}
+	if filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(r.opts.Workdir, d)
+}
+
+// resolvePath resolves a path the process writes (an access log) the way
+// the process sees it: relative to its working directory.
+func (r *runner) resolvePath(procDir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.dir(procDir), p)
+}
+
+// build runs a process's build step once per run and key.
+func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) error {
+	if len(p.Build) == 0 {
+		return nil
+	}
+	if err, done := r.builds[key]; done {
+		return err
+	}
+	logPath := r.rd.Path("starts", "build-"+safeName(key)+".log")
+	out, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	r.prog.note("build " + key + ": " + strings.Join(p.Build, " "))
+	bp, err := proc.Start(proc.Spec{Argv: p.Build, Dir: r.dir(p.Dir), Stdout: out, Stderr: out})
+	if err == nil {
+		werr := bp.Wait(ctx)
+		if werr != nil {
+			bp.Stop(r.opts.StopGrace)
+			err = fmt.Errorf("build step %s: %v; log %s: %s", strings.Join(p.Build, " "), werr, logPath, tail(logPath))
+		}
+	}
+	if ctx.Err() == nil {
+		r.builds[key] = err
+	}
+	return err
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func safeName(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
+
+func openLogs(dir string) (stdout, stderr *os.File, err error) {
+	stdout, err = os.OpenFile(filepath.Join(dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	stderr, err = os.OpenFile(filepath.Join(dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		stdout.Close()
+		return nil, nil, err
+	}
+	return stdout, stderr, nil
+}
+
+// tailBytes is how much of a log a failure message quotes.
+const tailBytes = 2048
+
+// tail returns the last lines of a log file, for failure messages.
+func tail(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return "(no log)"
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "(no log)"
+	}
+	off := max(st.Size()-tailBytes, 0)
+	b := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return "(unreadable log)"
+	}
+	s := strings.TrimSpace(string(b))
+	if off > 0 {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// estimateCells is the remaining wall time of the cells to run, for the
+// ETA.
+func estimateCells(p *pipeline.Plan, cells []pipeline.Cell) time.Duration {
+	batches := map[string]*pipeline.Batch{}
+	for i := range p.Batches {
+		batches[p.Batches[i].Name] = &p.Batches[i]
+	}
+	groups := map[int]bool{}
+	var d time.Duration
+	for _, c := range cells {
+		b := batches[c.Batch]
+		d += b.Windows.Warmup.D() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()
+		if !groups[c.Group] {
+			groups[c.Group] = true
+			d += b.Windows.ServiceWarmup.D()
+		}
+	}
+	return d
+}

@@ -1,0 +1,109 @@
+package execute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"yardstick/stages/execute/proc"
+)
+
+// readyURL resolves a process's ready setting: a path on its loopback
+// port, or a full loopback URL.
+func readyURL(ready string, port int) (string, error) {
+	if strings.HasPrefix(ready, "/") {
+		return "http://127.0.0.1:" + strconv.Itoa(port) + ready, nil
+	}
+	u, err := url.Parse(ready)
+	if err != nil {
+		return "", fmt.Errorf("ready %q: %w", ready, err)
+	}
+	if !isLoopback(u.Hostname()) {
+		return "", fmt.Errorf("ready %q: not a loopback address", ready)
+	}
+	return ready, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// portFree fails when something already listens on the loopback port: the
+// ready probe would answer for that process, and the run would measure the
+// wrong server.
+func portFree(port int) error {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 200*time.Millisecond)
+	if err != nil {
+		return nil
+	}
+	c.Close()
+	return fmt.Errorf("port %d on 127.0.0.1 is already in use by another process; stop it or give the target another port", port)
+}
+
+// pollInterval bounds the time between two readiness probes, so cold start
+// is measured to the millisecond.
+const pollInterval = time.Millisecond
+
+// errExited says the process exited before it became ready.
+var errExited = errors.New("exited before it was ready")
+
+// waitReady polls u until it answers 200, the process exits, or timeout
+// passes. It returns the time from the process's exec to the first 200.
+func waitReady(ctx context.Context, p *proc.Process, u string, timeout time.Duration) (time.Duration, error) {
+	client := &http.Client{
+		Timeout: 250 * time.Millisecond,
+		Transport: &http.Transport{
+			DisableKeepAlives: true,
+			Proxy:             nil,
+			DialContext:       (&net.Dialer{Timeout: 100 * time.Millisecond}).DialContext,
+		},
+	}
+	defer client.CloseIdleConnections()
+	deadline := time.Now().Add(timeout)
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return 0, fmt.Errorf("ready probe: %w", err)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(p.Started), nil
+			}
+		}
+		if p.Exited() {
+			return 0, fmt.Errorf("%w (%s)", errExited, p.ExitStatus())
+		}
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			last := "no answer"
+			if err != nil {
+				last = err.Error()
+			} else {
+				last = "status " + resp.Status
+			}
+			return 0, fmt.Errorf("not ready after %s (last probe: %s)", timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-p.Done():
+		case <-time.After(pollInterval):
+		}
+	}
+}

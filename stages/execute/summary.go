@@ -1,0 +1,47 @@
+package execute
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"yardstick/pipeline"
+)
+
+// WriteSummary prints one line per planned cell from its checkpoint: the
+// short table `run` ends with. Cells without a checkpoint show as pending.
+func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\t")
+	for _, c := range p.Cells {
+		if !Selected(only, &c) {
+			continue
+		}
+		cp, err := rd.ReadCheckpoint(c.ID)
+		if err != nil {
+			fmt.Fprintf(tw, "%s\tpending\t\t\t\t\t\t\t\t\t\t\n", c.Name)
+			continue
+		}
+		if cp.Status != pipeline.StatusOK || cp.Load == nil {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\n", c.Name, cp.Status)
+			continue
+		}
+		l := cp.Load
+		var rss, cpu, cold string
+		if cp.Target != nil {
+			rss = fmt.Sprintf("%.1f MiB", float64(cp.Target.RSSSteadyBytes)/(1<<20))
+			cpu = fmt.Sprintf("%.0f us", cp.Target.CPUPerRequestUS)
+		}
+		if cp.ColdStart != nil {
+			cold = fmt.Sprintf("%.0f ms", cp.ColdStart.MedianMS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", c.Name, cp.Status, l.RPS,
+			us(l.Latency.P50), us(l.Latency.P99), us(l.Latency.P999), us(l.Latency.Max), l.Errors, rss, cpu, cold)
+	}
+	return tw.Flush()
+}
+
+func us(v int64) string {
+	return (time.Duration(v) * time.Microsecond).Round(10 * time.Microsecond).String()
+}
