@@ -59,6 +59,7 @@ func init() {
 	scriptCmds["cellsonce"] = cmdCellsOnce
 	scriptCmds["noleftovers"] = cmdNoLeftovers
 	scriptCmds["freeport"] = cmdFreePort
+	scriptCmds["cellstatus"] = cmdCellStatus
 	scriptCmds["subst"] = cmdSubst
 }
 
@@ -223,4 +224,22 @@ func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
 		s = strings.ReplaceAll(s, "$"+v, ts.Getenv(v))
 	}
 	ts.Check(os.WriteFile(f, []byte(s), 0o644))
+}
+
+// cellstatus RUNDIR: print "name status error" for every planned cell.
+func cmdCellStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: cellstatus RUNDIR")
+	}
+	rd := &pipeline.RunDir{Root: args[0]}
+	p, err := rd.ReadPlan()
+	ts.Check(err)
+	for _, c := range p.Cells {
+		cp, err := rd.ReadCheckpoint(c.ID)
+		if err != nil {
+			fmt.Fprintf(ts.Stdout(), "%s pending\n", c.Name)
+			continue
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %s %s\n", c.Name, cp.Status, cp.Error)
+	}
 }
