@@ -250,6 +250,9 @@ final class Document {
             Time t = Time.parse(raw, 1, raw.length - 1);
             if (t == null) {
                 String s = new String(raw, StandardCharsets.UTF_8);
+                if (Time.dayOutOfRange(raw, 1, raw.length - 1)) {
+                    throw new Json.Error("parsing time " + s + ": day out of range");
+                }
                 throw new Json.Error("parsing time " + s + " as \"2006-01-02T15:04:05Z07:00\": cannot parse "
                         + s + " as RFC 3339");
             }
@@ -396,6 +399,23 @@ final class Document {
                 offset = (hh * 60 + mm) * 60 * (s[i] == '-' ? -1 : 1);
             }
             return new Time(year, month, day, hour, minute, second, nanos, offset);
+        }
+
+        /** True when s[from:to] is RFC 3339 but for a day past the end of its month (Go says so). */
+        static boolean dayOutOfRange(byte[] s, int from, int to) {
+            if (to - from < 19) {
+                return false;
+            }
+            int year = num(s, from, 4, 0, 9999);
+            int month = num(s, from + 5, 2, 1, 12);
+            int day = num(s, from + 8, 2, 1, 31);
+            if (year < 0 || month < 0 || day < 0 || day <= java.time.YearMonth.of(year, month).lengthOfMonth()) {
+                return false;
+            }
+            byte[] fixed = java.util.Arrays.copyOfRange(s, from, to);
+            fixed[8] = '0';
+            fixed[9] = '1';
+            return parse(fixed, 0, fixed.length) != null;
         }
 
         private static boolean isDigit(byte c) {

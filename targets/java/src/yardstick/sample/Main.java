@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -63,7 +63,10 @@ public final class Main {
                 throw new IOException("access log: " + e.getMessage(), e);
             }
         }
-        ExecutorService workers = Executors.newFixedThreadPool(cfg.workers, workerThreads());
+        ThreadPoolExecutor workers = (ThreadPoolExecutor) Executors.newFixedThreadPool(cfg.workers, workerThreads());
+        // all N threads from the start, not one per request until N: the
+        // thread count in /proc is then the declared one before any load
+        workers.prestartAllCoreThreads();
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), cfg.port), 1024);
