@@ -38,20 +38,26 @@ final class Server implements HttpHandler {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** What the access log needs to know about a response. */
+    /** A request's access-log entry, written once its status and size are known. */
     private static final class Reply {
+        Instant start;
+        long t0;
+        byte[] rawPath;
         int status;
         long bytes;
+        boolean logged;
     }
 
     @Override
     public void handle(HttpExchange ex) throws IOException {
-        Instant start = accessLog == null ? null : Instant.now();
-        long t0 = accessLog == null ? 0 : System.nanoTime();
         Reply reply = new Reply();
-        byte[] rawPath = rawPath(ex);
+        if (accessLog != null) {
+            reply.start = Instant.now();
+            reply.t0 = System.nanoTime();
+        }
+        reply.rawPath = rawPath(ex);
         try {
-            route(ex, rawPath, reply);
+            route(ex, reply.rawPath, reply);
         } catch (IOException e) {
             // the client went away; nothing to answer
         } catch (RuntimeException e) {
@@ -64,13 +70,26 @@ final class Server implements HttpHandler {
                 }
             }
         } finally {
+            log(ex, reply); // when no response was sent (Go logs those as 200, 0 bytes)
             ex.close();
         }
-        if (accessLog != null) {
-            long dur = (System.nanoTime() - t0) / 1000;
-            accessLog.log(start.getEpochSecond(), start.getNano(), ex.getRequestMethod(), unescape(rawPath),
-                    reply.status == 0 ? 200 : reply.status, reply.bytes, dur);
+    }
+
+    /**
+     * Writes the access-log line, once. send() calls it just before the
+     * response goes to the socket: the Go sample logs when its handler
+     * returns, before net/http flushes the (buffered) response, so dur_us
+     * covers the same work on both sides and a client that waits for each
+     * response sees its requests logged in order.
+     */
+    private void log(HttpExchange ex, Reply reply) {
+        if (accessLog == null || reply.logged) {
+            return;
         }
+        reply.logged = true;
+        long dur = (System.nanoTime() - reply.t0) / 1000;
+        accessLog.log(reply.start.getEpochSecond(), reply.start.getNano(), ex.getRequestMethod(),
+                unescape(reply.rawPath), reply.status == 0 ? 200 : reply.status, reply.bytes, dur);
     }
 
     /** The request's escaped path as bytes (the JDK hands request-line bytes over as ISO-8859-1 chars). */
@@ -191,7 +210,7 @@ final class Server implements HttpHandler {
         }
     }
 
-    private static void notAllowed(HttpExchange ex, Reply reply, String allow) throws IOException {
+    private void notAllowed(HttpExchange ex, Reply reply, String allow) throws IOException {
         Headers h = ex.getResponseHeaders();
         h.set("Allow", allow);
         h.set("X-Content-Type-Options", "nosniff");
@@ -199,26 +218,26 @@ final class Server implements HttpHandler {
     }
 
     /** Sends status and body with an exact Content-Length (also on HEAD, as Go does). */
-    private static void send(HttpExchange ex, Reply reply, int status, String contentType, byte[] body)
+    private void send(HttpExchange ex, Reply reply, int status, String contentType, byte[] body)
             throws IOException {
         reply.status = status;
+        reply.bytes = body.length;
+        log(ex, reply);
         Headers h = ex.getResponseHeaders();
         h.set("Content-Type", contentType);
         if (ex.getRequestMethod().equals("HEAD")) {
             // the JDK sends no length on HEAD unless told; -1 means no body
             h.set("Content-Length", Integer.toString(body.length));
             ex.sendResponseHeaders(status, -1);
-            reply.bytes = body.length;
             return;
         }
         ex.sendResponseHeaders(status, body.length);
         try (OutputStream os = ex.getResponseBody()) {
             os.write(body);
         }
-        reply.bytes = body.length;
     }
 
-    private static void sendError(HttpExchange ex, Reply reply, int status, String msg) throws IOException {
+    private void sendError(HttpExchange ex, Reply reply, int status, String msg) throws IOException {
         byte[] body = new Json.Out(msg.length() + 16).raw("{\"error\":").str(msg.getBytes(StandardCharsets.UTF_8))
                 .raw("}").bytes();
         send(ex, reply, status, JSON, body);
