@@ -17,10 +17,13 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(YARDSTICK) ./cmd/yardstick
 
 # The sample services under test.
-targets: $(BIN)/sample-go
+targets: $(BIN)/sample-go $(BIN)/sample-jvm.jar
 
 $(BIN)/sample-go: $(shell find targets/go -name '*.go' 2>/dev/null)
 	$(GO) build -o $@ ./targets/go
+
+$(BIN)/sample-jvm.jar: targets/java/build.sh $(shell find targets/java/src -name '*.java' 2>/dev/null)
+	targets/java/build.sh $@
 
 # deps installs what the tests and the demo need on a fresh Debian 12
 # machine with Go: only what is missing, with apt-get.
@@ -32,11 +35,9 @@ test: deps
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 -timeout 9m ./...
 
-# The default experiment. Until the run stage exists this validates and
-# plans experiments/demo.cue; see README.md.
-demo: build targets
-	$(YARDSTICK) validate experiments/demo.cue
-	$(YARDSTICK) plan experiments/demo.cue
+# The default experiment: Go vs JVM sample targets, 4 short cells.
+demo: deps build targets
+	$(YARDSTICK) run experiments/demo.cue
 
 lint:
 	$(GO) vet ./...
