@@ -197,7 +197,11 @@ func TestLiveGoProcess(t *testing.T) {
 	c.expect(t, "touched")
 	after := take(t, pfs, c.pgid, nil)
 	grew := float64(after.RSSBytes-spun.RSSBytes) / (1 << 20)
-	if grew < helperMemMiB-4 || grew > helperMemMiB+16 {
+	upper := float64(helperMemMiB + 16)
+	if raceEnabled {
+		upper = 3 * helperMemMiB // shadow memory of the race detector
+	}
+	if grew < helperMemMiB-4 || grew > upper {
 		t.Errorf("RSS grew %.1f MiB after touching %d MiB", grew, helperMemMiB)
 	}
 	t.Logf("threads %d, cpu +%.2f s in %.2f s, rss %.1f -> %.1f MiB",
@@ -329,12 +333,14 @@ func TestSamplerGroupGone(t *testing.T) {
 	pfs := realFS(t)
 	c := startHelper(t, 1)
 	s := NewSampler(pfs, c.pgid, nil, 10*time.Millisecond, 8)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	go func() { // kill the group once the sampler has a sample or two
+		for len(s.Samples()) < 2 && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+	}()
 	err := s.Run(ctx)
 	if !errors.Is(err, ErrGroupGone) {
 		t.Fatalf("Run = %v, want ErrGroupGone", err)
@@ -342,7 +348,7 @@ func TestSamplerGroupGone(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Error("Run went on until the context ended")
 	}
-	if n := len(s.Samples()); n < 3 {
+	if n := len(s.Samples()); n < 2 {
 		t.Errorf("%d samples before the group went", n)
 	}
 }
