@@ -21,7 +21,7 @@ import (
 
 // Environment of the helper process (the test binary run again).
 const (
-	helperEnv    = "PROCSAMPLE_HELPER"         // "work" to run as a helper
+	helperEnv    = "PROCSAMPLE_HELPER"         // "work" (spins) or "idle" to run as a helper
 	threadsEnv   = "PROCSAMPLE_HELPER_THREADS" // OS threads to hold
 	helperMemMiB = 64                          // touched on "alloc"
 )
@@ -29,13 +29,14 @@ const (
 // keep holds the helper's allocation so that it stays resident.
 var keep []byte
 
-// TestHelperProcess is not a test: run with PROCSAMPLE_HELPER=work it is the
-// target the live tests sample. It holds PROCSAMPLE_HELPER_THREADS OS threads
-// (goroutines locked to their threads and parked), spins one more goroutine
-// to burn CPU, prints "ready", and then on each line of stdin: "alloc"
-// touches 64 MiB and prints "touched".
+// TestHelperProcess is not a test: run with PROCSAMPLE_HELPER=work or idle it
+// is the target the live tests sample. It holds PROCSAMPLE_HELPER_THREADS OS
+// threads (goroutines locked to their threads and parked), with "work" spins
+// one more goroutine to burn CPU, prints "ready", and then on each line of
+// stdin: "alloc" touches 64 MiB and prints "touched".
 func TestHelperProcess(t *testing.T) {
-	if os.Getenv(helperEnv) != "work" {
+	mode := os.Getenv(helperEnv)
+	if mode != "work" && mode != "idle" {
 		return // not a helper: nothing to test
 	}
 	n, _ := strconv.Atoi(os.Getenv(threadsEnv))
@@ -51,6 +52,9 @@ func TestHelperProcess(t *testing.T) {
 		<-started
 	}
 	go func() {
+		if mode == "idle" {
+			return
+		}
 		x := 0
 		for {
 			x++
@@ -130,8 +134,13 @@ func (c *child) expect(t testing.TB, want string) {
 
 func startHelper(t testing.TB, threads int, prefix ...string) *child {
 	t.Helper()
+	return startHelperMode(t, "work", threads, prefix...)
+}
+
+func startHelperMode(t testing.TB, mode string, threads int, prefix ...string) *child {
+	t.Helper()
 	argv := append(prefix, os.Args[0], "-test.run=^TestHelperProcess$")
-	return start(t, []string{helperEnv + "=work", threadsEnv + "=" + strconv.Itoa(threads)}, true, argv...)
+	return start(t, []string{helperEnv + "=" + mode, threadsEnv + "=" + strconv.Itoa(threads)}, true, argv...)
 }
 
 func startJava(t testing.TB) *child {
@@ -354,8 +363,9 @@ func TestSamplerGroupGone(t *testing.T) {
 }
 
 // BenchmarkTake measures one sample of a live process group, the cost the
-// sampler adds on the target's machine per interval: a Go helper holding 8
-// threads, and a JVM with 16.
+// sampler adds on the target's machine per interval: an idle Go helper
+// holding 8 threads, and an idle JVM with 16. Most of it is GroupPIDs, which
+// reads /proc/<pid>/stat of every process on the machine.
 func BenchmarkTake(b *testing.B) {
 	pfs := realFS(b)
 	re := regexp.MustCompile(`^sample-worker-`)
@@ -363,7 +373,7 @@ func BenchmarkTake(b *testing.B) {
 		name  string
 		start func(testing.TB) *child
 	}{
-		{"go-8-threads", func(tb testing.TB) *child { return startHelper(tb, 8) }},
+		{"go-8-threads", func(tb testing.TB) *child { return startHelperMode(tb, "idle", 8) }},
 		{"jvm", startJava},
 	} {
 		c := tt.start(b)
