@@ -1,0 +1,5 @@
+//go:build !race
+
+package procsample
+
+const raceEnabled = false
