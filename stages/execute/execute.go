@@ -1,7 +1,9 @@
 // Package execute is the execute stage: it runs the cells of a plan and
 // writes one checkpoint per cell into the run directory.
 //
-// For each batch it starts the batch's services; for each group (one start
+// For each batch it pins itself to the load generator's CPUs (yardstick's
+// own work never runs on the target's cores) and starts the batch's
+// services; for each group (one start
 // of a target variant, see pipeline.Cell.Group) it runs the variant's build
 // step once, measures cold starts, starts the target pinned to its CPU set
 // in its own process group, warms the service up, and then for each cell:
@@ -30,6 +32,7 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
+	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/proc"
 )
 
@@ -165,6 +168,16 @@ func (r *runner) failAll(cells []pipeline.Cell, start string, reason error) erro
 }
 
 func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
+	// yardstick itself (sampling /proc, reading logs, driving the load
+	// generator) runs beside the load generator, never on the target's
+	// cores.
+	lg, err := cpuset.Parse(b.Placement.Loadgen)
+	if err != nil {
+		return r.failAll(cells, "", fmt.Errorf("batch %s: placement.loadgen: %w", b.Name, err))
+	}
+	if err := loadgen.Pin(lg); err != nil {
+		return r.failAll(cells, "", fmt.Errorf("batch %s: pin yardstick to the load generator's CPUs: %w", b.Name, err))
+	}
 	services, err := r.startServices(ctx, b)
 	defer func() {
 		for _, s := range services {

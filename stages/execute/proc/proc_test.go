@@ -69,14 +69,14 @@ func TestStartPinnedInOwnGroup(t *testing.T) {
 // TestStopKillsTheGroup: a child that ignores SIGTERM and has a child of
 // its own is killed, grandchild included, after the grace period.
 func TestStopKillsTheGroup(t *testing.T) {
-	p, err := Start(Spec{Argv: []string{"sh", "-c", "trap '' TERM; sleep 30 & echo $!; wait"}, Stdout: &lineWriter{ch: make(chan string, 1)}})
+	first := make(chan string, 1)
+	p, err := Start(Spec{Argv: []string{"sh", "-c", "trap '' TERM; sleep 30 & echo $!; wait"}, Stdout: &lineWriter{ch: first}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw := p.Cmd.Stdout.(*lineWriter)
 	var grandchild string
 	select {
-	case grandchild = <-lw.ch:
+	case grandchild = <-first:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no grandchild pid")
 	}
