@@ -17,6 +17,7 @@ import (
 func init() {
 	scriptCommands["sample-go"] = func() { os.Exit(sample.Main(os.Args[1:], os.Stdout, os.Stderr)) }
 	scriptCommands["waitport"] = waitPort
+	scriptCommands["pause"] = pause
 	scriptSetups = append(scriptSetups, func(e *testscript.Env) error {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -45,4 +46,14 @@ func waitPort() {
 	}
 	fmt.Fprintln(os.Stderr, "waitport: nothing listens on port", os.Args[1])
 	os.Exit(1)
+}
+
+// pause sleeps for the duration in its argument (testscript has no sleep).
+func pause() {
+	d, err := time.ParseDuration(os.Args[len(os.Args)-1])
+	if len(os.Args) != 2 || err != nil || d > time.Minute {
+		fmt.Fprintln(os.Stderr, "usage: pause DURATION (at most 1m)")
+		os.Exit(2)
+	}
+	time.Sleep(d)
 }
