@@ -138,6 +138,9 @@ var (
 func (p *parser) take(data, sep []byte) (piece, rest []byte, ok bool, err error) {
 	if len(p.carry) == 0 {
 		if i := bytes.Index(data, sep); i >= 0 {
+			if i > maxHeaderBytes {
+				return nil, nil, false, errHeaderSize
+			}
 			return data[:i+len(sep)], data[i+len(sep):], true, nil
 		}
 		if len(data) > maxHeaderBytes {
@@ -157,6 +160,9 @@ func (p *parser) take(data, sep []byte) (piece, rest []byte, ok bool, err error)
 		return nil, nil, false, nil
 	}
 	end := start + i + len(sep)
+	if end > maxHeaderBytes {
+		return nil, nil, false, errHeaderSize
+	}
 	piece = p.carry[:end]
 	rest = data[end-old:]
 	p.carry = p.carry[:0] // piece stays valid until the next append

@@ -168,12 +168,15 @@ func Drive(ctx context.Context, r io.Reader, w io.Writer, spec Spec, onInterval 
 		defer mu.Unlock()
 		return encodeMessage(w, m)
 	}
-	if err := send(Message{Type: "start", Spec: &spec}); err != nil {
-		return nil, err
-	}
+	// The start goes out while the hello is read: over a synchronous pipe
+	// each side writes before it reads. A failed write shows up as the end
+	// of the load generator's output.
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		if err := send(Message{Type: "start", Spec: &spec}); err != nil {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			_ = send(Message{Type: "stop"})

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"yardstick/targets/go/sample"
+)
+
+// Scripts start the Go sample target in the background with
+// `exec sample-go -port $SAMPLE_PORT &srv&`, then `exec waitport $SAMPLE_PORT`.
+func init() {
+	scriptCommands["sample-go"] = func() { os.Exit(sample.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+	scriptCommands["waitport"] = waitPort
+	scriptCommands["pause"] = pause
+	scriptSetups = append(scriptSetups, func(e *testscript.Env) error {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("find a free port: %w", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		e.Setenv("SAMPLE_PORT", strconv.Itoa(port))
+		return nil
+	})
+}
+
+// waitPort waits up to 10 s for something to listen on 127.0.0.1:PORT.
+func waitPort() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: waitport PORT")
+		os.Exit(2)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+os.Args[1]); err == nil {
+			c.Close()
+			os.Exit(0)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Fprintln(os.Stderr, "waitport: nothing listens on port", os.Args[1])
+	os.Exit(1)
+}
+
+// pause sleeps for the duration in its argument (testscript has no sleep).
+func pause() {
+	d, err := time.ParseDuration(os.Args[len(os.Args)-1])
+	if len(os.Args) != 2 || err != nil || d > time.Minute {
+		fmt.Fprintln(os.Stderr, "usage: pause DURATION (at most 1m)")
+		os.Exit(2)
+	}
+	time.Sleep(d)
+}

@@ -1,0 +1,121 @@
+package loadgen
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTargetAddrLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	ok := map[string]string{
+		"http://127.0.0.1:8080/hello": "127.0.0.1:8080",
+		"http://127.1.2.3/":           "127.1.2.3:80",
+		"http://[::1]:9000/x":         "[::1]:9000",
+		"http://localhost:1234":       "localhost:1234",
+		"http://LocalHost:1234":       "localhost:1234",
+	}
+	for u, want := range ok {
+		got, err := TargetAddr(u)
+		if err != nil || got != want {
+			t.Errorf("TargetAddr(%q) = %q, %v; want %q", u, got, err, want)
+		}
+	}
+	for _, u := range []string{
+		"http://10.0.0.1/", "http://192.168.1.1:80/", "http://example.com/", "http://[2001:db8::1]/",
+		"http://0.0.0.0:80/", "http://localhost.example.com/", "http://127.0.0.1.nip.io/",
+	} {
+		if _, err := TargetAddr(u); !errors.Is(err, ErrNotLoopback) {
+			t.Errorf("TargetAddr(%q): err = %v, want ErrNotLoopback", u, err)
+		}
+	}
+	for _, u := range []string{"https://127.0.0.1/", "127.0.0.1:80", "http:///x", "http://127.0.0.1:99999/"} {
+		if _, err := TargetAddr(u); err == nil {
+			t.Errorf("TargetAddr(%q): no error", u)
+		}
+	}
+}
+
+func TestSpecValidateReportsAll(t *testing.T) {
+	t.Parallel()
+	s := Spec{URL: "http://example.com/", Connections: -1, Duration: Duration(2 * time.Hour), Rate: -1, Headers: []string{"bad"}}
+	err := s.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"loopback", "connections", "duration", "negative", "header"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	good := Spec{URL: "http://127.0.0.1:1/", Connections: 1, Duration: Duration(time.Second)}
+	if err := good.Validate(); err != nil {
+		t.Errorf("valid spec: %v", err)
+	}
+}
+
+func TestRateFromPeak(t *testing.T) {
+	t.Parallel()
+	s := Spec{URL: "http://127.0.0.1:1/", Connections: 4, Duration: Duration(time.Second)}.FractionOfPeak(&Result{RPS: 1000}, 0.8)
+	if got := s.EffectiveRate(); got != 800 {
+		t.Fatalf("rate = %v, want 800", got)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCPUList(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string][]int{"0": {0}, "0-2,5": {0, 1, 2, 5}, " 3,1,1-2 ": {1, 2, 3}} {
+		got, err := ParseCPUList(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseCPUList(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "a", "3-1", "-1", "1,", "99999"} {
+		if _, err := ParseCPUList(in); err == nil {
+			t.Errorf("ParseCPUList(%q): no error", in)
+		}
+	}
+	if got := FormatCPUList([]int{5, 0, 1, 2, 7, 8}); got != "0-2,5,7-8" {
+		t.Errorf("FormatCPUList = %q", got)
+	}
+}
+
+func TestRequestTemplates(t *testing.T) {
+	t.Parallel()
+	s := Spec{URL: "http://127.0.0.1:8080/api/strings/{vary}?p={payload}", Method: "POST", Body: `{"v":"{vary}","p":"{payload}"}`,
+		Headers: []string{"X-Test: {vary}"}, Payload: 5, Seed: 42, Connections: 1, Duration: Duration(time.Second)}
+	d := s.withDefaults()
+	r, err := renderRequests(&d, "127.0.0.1:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.variants) != DefaultVariants {
+		t.Fatalf("%d variants, want %d", len(r.variants), DefaultVariants)
+	}
+	seen := map[string]bool{}
+	for i, v := range r.variants {
+		req := string(v)
+		val := r.varyValues[i]
+		head, body, _ := strings.Cut(req, "\r\n\r\n")
+		if !strings.HasPrefix(head, "POST /api/strings/"+val+"?p=abcde HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n") ||
+			!strings.Contains(head, "X-Test: "+val+"\r\n") || body != `{"v":"`+val+`","p":"abcde"}` ||
+			!strings.Contains(head+"\r\n", "Content-Length: "+strconv.Itoa(len(body))+"\r\n") {
+			t.Fatalf("variant %d:\n%s", i, req)
+		}
+		seen[req] = true
+	}
+	if len(seen) != DefaultVariants {
+		t.Errorf("%d distinct variants", len(seen))
+	}
+	// the same seed gives the same values
+	r2, _ := renderRequests(&d, "127.0.0.1:8080")
+	if !slices.Equal(r.varyValues, r2.varyValues) {
+		t.Error("same seed, different values")
+	}
+}
