@@ -39,6 +39,14 @@ test: deps
 demo: deps build targets
 	$(YARDSTICK) run experiments/demo.cue
 
+# Benchmarks with ratios against peers measured in the same run: the load
+# generator against wrk (same target, same pinning, runs alternated A B A B),
+# then the hot path's allocations.
+bench: build targets
+	@command -v wrk >/dev/null || ./.ci/deps
+	$(GO) run ./cmd/bench-loadgen -pairs 5 -duration 5s
+	$(GO) test -run '^$$' -bench . -benchmem ./stages/execute/loadgen
+
 lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }

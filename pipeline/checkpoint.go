@@ -37,6 +37,28 @@ type Checkpoint struct {
 	GC        *GCStats     `json:"gc,omitempty"`
 	AccessLog *LogStats    `json:"access_log,omitempty"`
 	ColdStart *ColdStart   `json:"cold_start,omitempty"`
+	Affinity  *Affinity    `json:"affinity,omitempty"`
+	Varies    *VariesProbe `json:"varies,omitempty"`
+}
+
+// Affinity is the CPU masks read back from /proc/<pid>/task/*/status at the
+// start of the kept window: per mask ("0-1"), how many threads have it.
+type Affinity struct {
+	TargetDeclared  string         `json:"target_declared"`
+	Target          map[string]int `json:"target"`
+	LoadgenDeclared string         `json:"loadgen_declared"`
+	Loadgen         map[string]int `json:"loadgen"`
+}
+
+// VariesProbe is what two requests with different {vary} values got back,
+// once per target start, before the first cell: a static or cached answer
+// gives the same body twice.
+type VariesProbe struct {
+	Values   []string `json:"values"`
+	Statuses []int    `json:"statuses"`
+	BodySHA  []string `json:"body_sha256"`
+	Same     bool     `json:"same"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // Window is when the cell's load ran and which part of it was measured:
