@@ -253,7 +253,7 @@ func (s *server) json(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) sleep(w http.ResponseWriter, r *http.Request) {
 	ms, err := strconv.Atoi(r.PathValue("ms"))
-	if err != nil || ms < 0 || time.Duration(ms)*time.Millisecond > MaxSleep {
+	if err != nil || ms < 0 || int64(ms) > MaxSleep.Milliseconds() {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("ms must be an integer from 0 to %d", MaxSleep.Milliseconds()))
 		return
 	}
