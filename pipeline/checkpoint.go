@@ -222,3 +222,19 @@ type Environment struct {
 	Captured    time.Time `json:"captured"`
 	Workdir     string    `json:"workdir"`
 }
+
+// A FairnessRow is one measured fairness check of one cell or one batch
+// (fairness.json, and the fairness table). Expected and Measured are in
+// Unit; Tolerance is a fraction of Expected.
+type FairnessRow struct {
+	Check     string   `json:"check"`
+	Scope     string   `json:"scope"` // "cell" or "batch"
+	Batch     string   `json:"batch"`
+	CellID    *string  `json:"cell_id,omitempty"`
+	Expected  *float64 `json:"expected,omitempty"`
+	Measured  *float64 `json:"measured,omitempty"`
+	Tolerance *float64 `json:"tolerance,omitempty"`
+	Unit      *string  `json:"unit,omitempty"`
+	Pass      bool     `json:"pass"`
+	Detail    *string  `json:"detail,omitempty"`
+}

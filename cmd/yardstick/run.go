@@ -18,6 +18,7 @@ import (
 	"yardstick/schema"
 	"yardstick/stages/execute"
 	"yardstick/stages/execute/machine"
+	"yardstick/stages/fairness"
 )
 
 func init() {
@@ -43,7 +44,6 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err := execute.ValidateOnly(*only); err != nil {
 		return usagef("%v", err)
 	}
-	_ = strict // fairness findings arrive with the measured checks
 	var rd *pipeline.RunDir
 	var p *pipeline.Plan
 	switch {
@@ -88,6 +88,11 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", rd.Root, err)
 	}
+	rows, err := checkFairness(rd, p)
+	if err != nil {
+		return err
+	}
+	failedChecks := printFairness(env, rows)
 	if werr := execute.WriteSummary(env.stdout, rd, p, *only); werr != nil {
 		return werr
 	}
@@ -101,7 +106,54 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "%d cell(s) failed; their checkpoints say why\n", sum.Failed)
 		return errPrinted
 	}
+	if *strict && failedChecks > 0 {
+		fmt.Fprintf(env.stderr, "--strict: %d fairness check(s) failed\n", failedChecks)
+		return errPrinted
+	}
 	return nil
+}
+
+// checkFairness runs the measured fairness checks over every checkpoint of
+// the run and writes fairness.json.
+func checkFairness(rd *pipeline.RunDir, p *pipeline.Plan) ([]pipeline.FairnessRow, error) {
+	cps := map[string]*pipeline.Checkpoint{}
+	for _, c := range p.Cells {
+		if cp, err := rd.ReadCheckpoint(c.ID); err == nil {
+			cps[c.ID] = cp
+		}
+	}
+	rows := fairness.Check(fairness.Input{Plan: p, Checkpoints: cps})
+	if rows == nil {
+		rows = []pipeline.FairnessRow{}
+	}
+	if err := pipeline.WriteJSONAtomic(rd.Path("fairness.json"), rows); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// printFairness lists the failed checks, before any result, and returns
+// how many failed.
+func printFairness(env *cliEnv, rows []pipeline.FairnessRow) int {
+	failed := 0
+	for _, r := range rows {
+		if !r.Pass {
+			failed++
+		}
+	}
+	fmt.Fprintf(env.stdout, "fairness: %d check(s), %d failed\n", len(rows), failed)
+	for _, r := range rows {
+		if r.Pass {
+			continue
+		}
+		detail := ""
+		if r.Detail != nil {
+			detail = *r.Detail
+		}
+		fmt.Fprintf(env.stdout, "  UNFAIR %s [%s %s]: %s\n", r.Check, r.Scope, r.Batch, detail)
+	}
+	fmt.Fprintln(env.stdout)
+	return failed
 }
 
 // newRun validates and plans the definition, then creates the run

@@ -115,7 +115,7 @@ func seedOf(id string) uint64 {
 // drive runs `yardstick loadgen --stdio` pinned to the load generator's
 // CPUs with spec, calling onInterval per second. A hung load generator is
 // killed once ctx is done and a grace period has passed.
-func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec, onInterval func(loadgen.Interval)) (*loadgen.Result, error) {
+func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec, onStart func(pid int), onInterval func(loadgen.Interval)) (*loadgen.Result, error) {
 	cpus, err := cpuset.Parse(b.Placement.Loadgen)
 	if err != nil {
 		return nil, err
@@ -140,6 +140,9 @@ func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
 	defer p.Stop(r.opts.StopGrace)
+	if onStart != nil {
+		onStart(p.PID())
+	}
 	// The hard bound: the run's own length plus the request timeout and a
 	// margin; past it, or after ctx is done and a grace period, the load
 	// generator is killed and Drive returns.
@@ -200,7 +203,7 @@ func (r *runner) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *target
 		// up with a closed loop on the batch's connections instead.
 		spec.Rate, spec.RateFraction, spec.PeakRPS = 0, 0, 0
 	}
-	_, err = r.drive(ctx, b, spec, nil)
+	_, err = r.drive(ctx, b, spec, nil, nil)
 	if err == nil && t.p.Exited() {
 		err = fmt.Errorf("target exited (%s); stderr: %s", t.p.ExitStatus(), tail(t.stderr))
 	}
@@ -273,16 +276,19 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 	// the load generator's clock.
 	keptFrom := int(math.Round((w.Warmup.D() + w.DiscardHead.D()).Seconds()))
 	var (
-		mu        sync.Mutex
-		intervals []loadgen.Interval
-		kept      *offsets
-		loops     = -1
-		threads   int
+		mu         sync.Mutex
+		intervals  []loadgen.Interval
+		kept       *offsets
+		loops      = -1
+		threads    int
+		loadgenPID int
+		affinity   *pipeline.Affinity
 	)
 	before := r.offsetsOf(t)
 	cp.Window = &pipeline.Window{Warmup: w.Warmup.D(), Measure: w.Measure.D(), DiscardHead: w.DiscardHead.D(), LoadStart: before.at}
 	if keptFrom == 0 {
 		kept = &before
+		affinity = readAffinity(fs, b, t.p.PID(), 0)
 	}
 	onInterval := func(iv loadgen.Interval) {
 		mu.Lock()
@@ -294,9 +300,15 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 			if s, err := procsample.Take(fs, t.p.PID(), re); err == nil {
 				threads, loops = s.Threads, s.MatchedThreads
 			}
+			affinity = readAffinity(fs, b, t.p.PID(), loadgenPID)
 		}
 	}
-	res, derr := r.drive(ctx, b, spec, onInterval)
+	onStart := func(pid int) {
+		mu.Lock()
+		loadgenPID = pid
+		mu.Unlock()
+	}
+	res, derr := r.drive(ctx, b, spec, onStart, onInterval)
 	end := r.offsetsOf(t)
 	stopSampler()
 	<-samplerDone
@@ -342,6 +354,8 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 		ts.RSSAfterBytes = after.RSSBytes
 	}
 	cp.Target = ts
+	cp.Affinity = affinity
+	cp.Varies = t.varies
 	cp.GC = r.gcStats(t, before, *kept, end, afterOff)
 	if t.variant.AccessLog != "" {
 		n := end.accessLog - kept.accessLog
@@ -554,4 +568,32 @@ func sortedKeys64(m map[string]int64) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// readAffinity reads back the CPU mask of every thread of the target's
+// process group and of the load generator, grouped by mask.
+func readAffinity(fs procfs.FS, b *pipeline.Batch, targetPGID, loadgenPID int) *pipeline.Affinity {
+	a := &pipeline.Affinity{
+		TargetDeclared: b.Placement.Target, Target: map[string]int{},
+		LoadgenDeclared: b.Placement.Loadgen, Loadgen: map[string]int{},
+	}
+	if pids, err := procsample.GroupPIDs(fs, targetPGID); err == nil {
+		for _, pid := range pids {
+			countMasks(fs, pid, a.Target)
+		}
+	}
+	if loadgenPID > 0 {
+		countMasks(fs, loadgenPID, a.Loadgen)
+	}
+	return a
+}
+
+func countMasks(fs procfs.FS, pid int, into map[string]int) {
+	m, err := procsample.Affinity(fs, pid)
+	if err != nil {
+		return
+	}
+	for _, mask := range m {
+		into[mask]++
+	}
 }

@@ -25,6 +25,8 @@ type target struct {
 	cold    time.Duration
 	rec     *pipeline.StartRecord
 	variant *pipeline.Variant
+	// varies is the {vary} probe made after the start (nil without {vary}).
+	varies *pipeline.VariesProbe
 }
 
 func variantOf(b *pipeline.Batch, label string) *pipeline.Variant {
@@ -99,6 +101,7 @@ func (r *runner) runGroup(ctx context.Context, b *pipeline.Batch, cells []pipeli
 				attempt++
 				continue
 			}
+			t.varies = probeVaries(ctx, b, t.variant, &c)
 			if err := r.serviceWarmup(ctx, b, t, &c); err != nil {
 				if ctx.Err() != nil {
 					return nil

@@ -1,0 +1,455 @@
+// Package fairness runs the measured fairness checks of a run: from the
+// plan and the cells' checkpoints alone, it says for each cell and batch
+// whether the comparison was fair, with what was expected and measured.
+// The rows go to fairness.json (and from there to the fairness table);
+// a failed row marks its cell, or every cell of its batch, unfair.
+//
+// Each check is one function below, named as in METHODOLOGY.md:
+// event_loops, log_bytes, response_bytes, response_varies,
+// loadgen_saturation, littles_law, nagle_floor, affinity, gc_window,
+// cross_batch.
+package fairness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"yardstick/pipeline"
+	"yardstick/schema"
+)
+
+// Thresholds of the checks.
+const (
+	// SaturatedShare: a load generator busy this share of its CPU set's
+	// time cannot be trusted to have kept up.
+	SaturatedShare = 0.90
+	// RateShortfall: an open loop that sent less than this share of its
+	// rate did not offer the load it was asked for.
+	RateShortfall = 0.97
+	// LateShare: more late sends than this share of all sends.
+	LateShare = 0.01
+	// LittleTolerance: connections / throughput against mean latency.
+	LittleTolerance = 0.10
+	// NagleLow and NagleHigh bound the Nagle + delayed-ACK floor: 40 ms is
+	// Linux's minimum delayed-ACK timeout; the studies saw 44-48 ms.
+	NagleLow  = 35_000 // us
+	NagleHigh = 50_000 // us
+	// NaglePercentile is the latency percentile taken as the floor.
+	NaglePercentile = 5.0
+)
+
+// Input is what the checks read: the plan and every cell's checkpoint
+// (missing cells are skipped).
+type Input struct {
+	Plan        *pipeline.Plan
+	Checkpoints map[string]*pipeline.Checkpoint
+}
+
+// Check runs every check and returns the rows in a fixed order: per
+// batch, batch-scope rows then cell rows in plan order.
+func Check(in Input) []pipeline.FairnessRow {
+	var rows []pipeline.FairnessRow
+	for bi := range in.Plan.Batches {
+		b := &in.Plan.Batches[bi]
+		var cells []cellInfo
+		for _, c := range in.Plan.Cells {
+			if c.Batch != b.Name {
+				continue
+			}
+			cp := in.Checkpoints[c.ID]
+			if cp == nil || cp.Status != pipeline.StatusOK {
+				continue
+			}
+			cells = append(cells, cellInfo{cell: c, cp: cp, variant: variant(b, c.Variant)})
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		bc := &batchCheck{b: b, cells: cells}
+		bc.eventLoops()
+		bc.perRequestBytes("log_bytes", b.Fairness.LogBytesPerRequest, "access-log bytes/request", logBytes)
+		bc.perRequestBytes("response_bytes", b.Fairness.ResponseBytesPerRequest, "response bytes/request", responseBytes)
+		for _, ci := range cells {
+			bc.responseVaries(ci)
+			bc.saturation(ci)
+			bc.littlesLaw(ci)
+			bc.nagle(ci)
+			bc.affinity(ci)
+			bc.gcWindow(ci)
+		}
+		rows = append(rows, bc.rows...)
+	}
+	if len(in.Plan.Batches) > 1 {
+		var names []string
+		for _, b := range in.Plan.Batches {
+			names = append(names, b.Name)
+		}
+		rows = append(rows, pipeline.FairnessRow{
+			Check: "cross_batch", Scope: "experiment", Batch: "", Pass: true,
+			Detail: str(fmt.Sprintf("%d batches (%s): absolute values are compared only inside a batch; the report ranks and takes ratios per batch and refuses a baseline from another batch", len(names), strings.Join(names, ", "))),
+		})
+	}
+	return rows
+}
+
+// Unfair returns the ids of the cells that failed a check, directly or
+// through their batch.
+func Unfair(p *pipeline.Plan, rows []pipeline.FairnessRow) map[string][]string {
+	out := map[string][]string{}
+	add := func(id, check string) {
+		if !slices.Contains(out[id], check) {
+			out[id] = append(out[id], check)
+		}
+	}
+	for _, r := range rows {
+		if r.Pass {
+			continue
+		}
+		switch {
+		case r.CellID != nil:
+			add(*r.CellID, r.Check)
+		case r.Scope == "batch":
+			for _, c := range p.Cells {
+				if c.Batch == r.Batch {
+					add(c.ID, r.Check)
+				}
+			}
+		}
+	}
+	for id := range out {
+		sort.Strings(out[id])
+	}
+	return out
+}
+
+type cellInfo struct {
+	cell    pipeline.Cell
+	cp      *pipeline.Checkpoint
+	variant *pipeline.Variant
+}
+
+type batchCheck struct {
+	b     *pipeline.Batch
+	cells []cellInfo
+	rows  []pipeline.FairnessRow
+}
+
+func variant(b *pipeline.Batch, label string) *pipeline.Variant {
+	for i := range b.Variants {
+		if b.Variants[i].Label == label {
+			return &b.Variants[i]
+		}
+	}
+	return &pipeline.Variant{}
+}
+
+func str(s string) *string          { return &s }
+func num(f float64) *float64        { return &f }
+func ptrID(c pipeline.Cell) *string { return str(c.ID) }
+
+func (bc *batchCheck) add(r pipeline.FairnessRow) {
+	r.Batch = bc.b.Name
+	bc.rows = append(bc.rows, r)
+}
+
+func (bc *batchCheck) cellRow(ci cellInfo, check string, pass bool, expected, measured, tolerance *float64, unit, detail string) {
+	r := pipeline.FairnessRow{Check: check, Scope: "cell", CellID: ptrID(ci.cell), Expected: expected, Measured: measured, Tolerance: tolerance, Pass: pass}
+	if unit != "" {
+		r.Unit = str(unit)
+	}
+	r.Detail = str(ci.cell.Name + ": " + detail)
+	bc.add(r)
+}
+
+// eventLoops: threads matching each target's regex, counted after warm-up,
+// equal across targets and to the declared count. Go names no threads: its
+// event-loop count is GOMAXPROCS, read from the environment it ran with.
+func (bc *batchCheck) eventLoops() {
+	want := bc.b.Fairness.EventLoops
+	perVariant := map[string]int{}
+	var order []string
+	for _, ci := range bc.cells {
+		v := ci.variant
+		var got int
+		var how string
+		switch {
+		case v.EventLoopThreads != "" && ci.cp.Target != nil && ci.cp.Target.EventLoopThreads >= 0:
+			got, how = ci.cp.Target.EventLoopThreads, fmt.Sprintf("threads matching /%s/ in /proc/<pid>/task/*/comm after warm-up", v.EventLoopThreads)
+		case v.Kind == "go":
+			got, how = envInt(v.Env, "GOMAXPROCS"), "GOMAXPROCS in the target's environment (Go names no threads)"
+		default:
+			continue
+		}
+		if _, seen := perVariant[v.Label]; !seen {
+			order = append(order, v.Label)
+		}
+		perVariant[v.Label] = got
+		if want > 0 {
+			bc.cellRow(ci, "event_loops", got == want, num(float64(want)), num(float64(got)), nil, "threads",
+				fmt.Sprintf("%d event-loop threads, declared %d (%s)", got, want, how))
+		}
+	}
+	if len(perVariant) < 2 {
+		return
+	}
+	var parts []string
+	lo, hi := math.MaxInt, math.MinInt
+	for _, l := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", l, perVariant[l]))
+		lo, hi = min(lo, perVariant[l]), max(hi, perVariant[l])
+	}
+	bc.add(pipeline.FairnessRow{Check: "event_loops", Scope: "batch", Expected: num(float64(lo)), Measured: num(float64(hi)), Unit: str("threads"), Pass: lo == hi,
+		Detail: str("event-loop threads per variant: " + strings.Join(parts, ", "))})
+}
+
+func envInt(env []string, key string) int {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
+}
+
+func logBytes(ci cellInfo) (float64, bool) {
+	if ci.cp.AccessLog == nil {
+		return 0, false
+	}
+	return ci.cp.AccessLog.BytesPerRequest, true
+}
+
+func responseBytes(ci cellInfo) (float64, bool) {
+	l := ci.cp.Load
+	if l == nil || l.Requests == 0 {
+		return 0, false
+	}
+	return float64(l.ResponseBytes) / float64(l.Requests), true
+}
+
+// perRequestBytes: bytes per request within the declared tolerance across
+// the variants of the batch, per workload point (payloads differ).
+func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit string, get func(cellInfo) (float64, bool)) {
+	if tol == nil {
+		return
+	}
+	type agg struct {
+		vals  map[string][]float64
+		order []string
+	}
+	byPoint := map[string]*agg{}
+	var points []string
+	missing := map[string]bool{}
+	for _, ci := range bc.cells {
+		pt := pointKey(ci.cell)
+		a := byPoint[pt]
+		if a == nil {
+			a = &agg{vals: map[string][]float64{}}
+			byPoint[pt] = a
+			points = append(points, pt)
+		}
+		v, ok := get(ci)
+		if !ok {
+			missing[ci.variant.Label] = true
+			continue
+		}
+		if _, seen := a.vals[ci.variant.Label]; !seen {
+			a.order = append(a.order, ci.variant.Label)
+		}
+		a.vals[ci.variant.Label] = append(a.vals[ci.variant.Label], v)
+	}
+	for _, l := range sortedKeys(missing) {
+		bc.add(pipeline.FairnessRow{Check: check, Scope: "batch", Tolerance: num(tol.Tolerance), Unit: str(unit), Pass: false,
+			Detail: str(fmt.Sprintf("%s: nothing measured for %s (declare its accessLog)", l, unit))})
+	}
+	for _, pt := range points {
+		a := byPoint[pt]
+		if len(a.order) < 2 {
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		var parts []string
+		for _, l := range a.order {
+			m := median(a.vals[l])
+			lo, hi = math.Min(lo, m), math.Max(hi, m)
+			parts = append(parts, fmt.Sprintf("%s %.1f", l, m))
+		}
+		spread := 0.0
+		if lo > 0 {
+			spread = hi/lo - 1
+		} else if hi > 0 {
+			spread = math.Inf(1)
+		}
+		bc.add(pipeline.FairnessRow{Check: check, Scope: "batch", Expected: num(lo), Measured: num(hi), Tolerance: num(tol.Tolerance), Unit: str(unit),
+			Pass:   spread <= tol.Tolerance,
+			Detail: str(fmt.Sprintf("%s at %s: %s (spread %.1f%%, tolerance %.1f%%)", unit, pt, strings.Join(parts, ", "), spread*100, tol.Tolerance*100))})
+	}
+}
+
+func pointKey(c pipeline.Cell) string {
+	s := c.Point.Mode
+	if c.Point.Mode == "closed" {
+		s = "c" + strconv.Itoa(c.Point.Concurrency)
+	} else {
+		s = "rate " + strconv.FormatFloat(c.Point.Rate, 'f', -1, 64)
+	}
+	if c.Point.Payload != nil {
+		s += " payload " + strconv.Itoa(*c.Point.Payload)
+	}
+	return s
+}
+
+// responseVaries: two requests with different {vary} values got different
+// bodies.
+func (bc *batchCheck) responseVaries(ci cellInfo) {
+	p := ci.cp.Varies
+	if p == nil {
+		return
+	}
+	switch {
+	case p.Error != "":
+		bc.cellRow(ci, "response_varies", false, nil, nil, nil, "", "the {vary} probe failed: "+p.Error)
+	case p.Same:
+		bc.cellRow(ci, "response_varies", false, nil, nil, nil, "", fmt.Sprintf("{vary}=%s and {vary}=%s returned the same body (sha256 %s…): a static or cached answer", p.Values[0], p.Values[1], p.BodySHA[0][:12]))
+	default:
+		bc.cellRow(ci, "response_varies", true, nil, nil, nil, "", fmt.Sprintf("{vary}=%s and {vary}=%s returned different bodies (status %d, %d)", p.Values[0], p.Values[1], p.Statuses[0], p.Statuses[1]))
+	}
+}
+
+// saturation: the load generator used less than 90% of its CPU set, and an
+// open loop sent at least 97% of its rate with few late sends.
+func (bc *batchCheck) saturation(ci cellInfo) {
+	l := ci.cp.Load
+	if l == nil || l.LoadgenDurationS <= 0 || l.LoadgenCPUs <= 0 {
+		return
+	}
+	share := l.LoadgenCPUS / (l.LoadgenDurationS * float64(l.LoadgenCPUs))
+	pass := share < SaturatedShare
+	detail := fmt.Sprintf("load generator busy %.0f%% of its %d CPU(s)", share*100, l.LoadgenCPUs)
+	if l.Mode == "open" && l.DurationS > 0 && l.RateTarget > 0 {
+		achieved := float64(l.Sends) / l.DurationS
+		late := 0.0
+		if l.Sends > 0 {
+			late = float64(l.LateSends) / float64(l.Sends)
+		}
+		detail += fmt.Sprintf("; open loop sent %.0f of %.0f req/s (%.1f%%), %.2f%% late", achieved, l.RateTarget, achieved/l.RateTarget*100, late*100)
+		if achieved < RateShortfall*l.RateTarget || late > LateShare {
+			pass = false
+		}
+	}
+	bc.cellRow(ci, "loadgen_saturation", pass, num(SaturatedShare), num(share), nil, "CPU share", detail)
+}
+
+// littlesLaw: in a closed loop, connections / throughput is the mean time
+// a request spends in the system; it must agree with the measured mean
+// latency within 10%, or time is being spent where the client cannot see
+// it (reconnects, a saturated client).
+func (bc *batchCheck) littlesLaw(ci cellInfo) {
+	l := ci.cp.Load
+	if l == nil || l.Mode != "closed" || l.RPS <= 0 || l.Latency.Mean <= 0 {
+		return
+	}
+	residence := float64(l.Connections) / l.RPS * 1e6
+	diff := math.Abs(residence-l.Latency.Mean) / l.Latency.Mean
+	bc.cellRow(ci, "littles_law", diff <= LittleTolerance, num(l.Latency.Mean), num(residence), num(LittleTolerance), "us",
+		fmt.Sprintf("%d connections / %.0f req/s = %.0f us residence vs %.0f us mean latency (%.1f%% apart)", l.Connections, l.RPS, residence, l.Latency.Mean, diff*100))
+}
+
+// nagle: a latency floor near 40 ms is the signature of Nagle's algorithm
+// meeting delayed ACKs on keep-alive connections (TCP_NODELAY off).
+func (bc *batchCheck) nagle(ci cellInfo) {
+	l := ci.cp.Load
+	if l == nil || l.Hist == "" {
+		return
+	}
+	h, err := hdrhistogram.Decode([]byte(l.Hist))
+	if err != nil || h.TotalCount() == 0 {
+		return
+	}
+	floor := float64(h.ValueAtQuantile(NaglePercentile))
+	near := floor >= NagleLow && floor <= NagleHigh
+	detail := fmt.Sprintf("p%g latency %.1f ms", NaglePercentile, floor/1000)
+	if near {
+		detail += ": a floor near 40 ms, the signature of Nagle + delayed ACK; check TCP_NODELAY on the target"
+	}
+	bc.cellRow(ci, "nagle_floor", !near, nil, num(floor), nil, "us", detail)
+}
+
+// affinity: every thread of the target and of the load generator runs on
+// the CPU set it was given, read back from /proc/<pid>/task/*/status.
+func (bc *batchCheck) affinity(ci cellInfo) {
+	a := ci.cp.Affinity
+	if a == nil {
+		return
+	}
+	check := func(role, declared string, masks map[string]int) (bool, string) {
+		if len(masks) == 0 {
+			return false, role + ": no thread read back"
+		}
+		ok := true
+		var parts []string
+		for _, m := range sortedIntKeys(masks) {
+			if m != declared {
+				ok = false
+			}
+			parts = append(parts, fmt.Sprintf("%d thread(s) on %s", masks[m], m))
+		}
+		return ok, fmt.Sprintf("%s declared %s: %s", role, declared, strings.Join(parts, ", "))
+	}
+	tok, td := check("target", a.TargetDeclared, a.Target)
+	lok, ld := check("load generator", a.LoadgenDeclared, a.Loadgen)
+	bc.cellRow(ci, "affinity", tok && lok, nil, nil, nil, "", td+"; "+ld)
+}
+
+// gcWindow: GC statistics come from the kept window only; the collections
+// before and after it are recorded beside it.
+func (bc *batchCheck) gcWindow(ci cellInfo) {
+	g := ci.cp.GC
+	kind := ci.variant.Kind
+	if g == nil {
+		if kind == "go" || kind == "jvm" {
+			bc.cellRow(ci, "gc_window", false, nil, nil, nil, "", "no GC log: GC statistics cannot be attributed to the window (enable gcLog)")
+		}
+		return
+	}
+	bc.cellRow(ci, "gc_window", true, nil, num(float64(g.Count)), nil, "collections",
+		fmt.Sprintf("%d collection(s) in the window (%s), %d before it (warm-up), %d after it (idle); pauses %d us total, %d us max",
+			g.Count, g.Source, g.CountBefore, g.CountAfter, g.PauseTotalUS, g.PauseMaxUS))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedIntKeys(m map[string]int) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
