@@ -162,9 +162,15 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	return err
 }
 
+// groupGoneWait bounds how long Stop waits for the rest of the group (the
+// leader's children, reparented once it exits) to disappear.
+const groupGoneWait = 5 * time.Second
+
 // Stop ends the process group: SIGTERM, then SIGKILL after grace if the
 // leader has not exited; then SIGKILL to whatever is left in the group.
-// It returns once the leader has been reaped.
+// It returns once the leader has been reaped and no process of the group
+// is left (or groupGoneWait has passed), so that the ports and files the
+// group held are free for the next start.
 func (p *Process) Stop(grace time.Duration) {
 	if !p.Exited() {
 		_ = p.Signal(syscall.SIGTERM)
@@ -175,6 +181,17 @@ func (p *Process) Stop(grace time.Duration) {
 	}
 	_ = p.Signal(syscall.SIGKILL)
 	<-p.done
+	deadline := time.Now().Add(groupGoneWait)
+	for GroupAlive(p.PID()) && time.Now().Before(deadline) {
+		_ = p.Signal(syscall.SIGKILL)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// GroupAlive reports whether any process of process group pgid exists
+// (zombies included, until their new parent reaps them).
+func GroupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
 }
 
 // Wait waits for the process to exit, or for ctx.

@@ -88,6 +88,9 @@ func TestStopKillsTheGroup(t *testing.T) {
 	if st := p.ExitStatus(); st != "signal: killed" {
 		t.Errorf("exit status %q, want signal: killed", st)
 	}
+	if GroupAlive(p.PID()) {
+		t.Errorf("Stop returned with the process group still alive")
+	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		if _, err := os.Stat("/proc/" + strings.TrimSpace(grandchild)); os.IsNotExist(err) || zombie(strings.TrimSpace(grandchild)) {
