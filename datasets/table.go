@@ -99,3 +99,28 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 	m.SchemaVersion = v
 	return m, nil
 }
+
+// Names lists every table, in the order the datasets stage writes them.
+var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment"}
+
+// SchemaOf returns the Arrow schema of the named table (without metadata),
+// or nil if there is no such table.
+func SchemaOf(name string) *arrow.Schema {
+	switch name {
+	case Cells.name:
+		return Cells.Schema()
+	case Timeseries.name:
+		return Timeseries.Schema()
+	case Histograms.name:
+		return Histograms.Schema()
+	case Spectrum.name:
+		return Spectrum.Schema()
+	case Samples.name:
+		return Samples.Schema()
+	case Fairness.name:
+		return Fairness.Schema()
+	case Environments.name:
+		return Environments.Schema()
+	}
+	return nil
+}

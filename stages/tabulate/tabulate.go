@@ -50,11 +50,7 @@ type Summary struct {
 }
 
 // Tables lists the tables Run writes, in the order it writes them.
-var Tables = []string{
-	datasets.Cells.Name(), datasets.Timeseries.Name(), datasets.Histograms.Name(),
-	datasets.Spectrum.Name(), datasets.Samples.Name(), datasets.Fairness.Name(),
-	datasets.Environments.Name(),
-}
+var Tables = datasets.Names
 
 // Run rebuilds every table of the run directory from its plan, checkpoints,
 // environment.json and fairness.json. version is the yardstick version

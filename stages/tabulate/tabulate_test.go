@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"yardstick/datasets"
+	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/stages/tabulate"
 	"yardstick/stages/tabulate/tabulatetest"
@@ -79,4 +80,35 @@ func TestRebuildIsByteIdentical(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 	_ = datasets.SchemaVersion
+}
+
+// TestFixtureExercisesPercentileConvention: in some fixture cells the
+// rank of p99 has a fraction below .5 and falls in another bucket than
+// hdrhistogram-go's rounded rank, so the interop check (which compares
+// with hdr-histogram-js exactly) would catch a switch to Go's convention.
+func TestFixtureExercisesPercentileConvention(t *testing.T) {
+	p, err := tabulatetest.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for i := range p.Cells {
+		cp, err := tabulatetest.Checkpoint(&p.Cells[i], false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := hdrstat.Decode(cp.Load.Hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []float64{50, 90, 99, 99.9, 99.99} {
+			if hdrstat.NewDist(h).Percentile(q) != h.ValueAtPercentile(q) {
+				differ++
+			}
+		}
+	}
+	t.Logf("%d cell percentiles differ between the conventions", differ)
+	if differ == 0 {
+		t.Error("no fixture percentile tells the conventions apart")
+	}
 }

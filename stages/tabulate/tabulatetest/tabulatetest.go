@@ -101,6 +101,8 @@ type Options struct {
 	NoEnvironment bool
 	// Fairness, if set, is written as fairness.json.
 	Fairness []byte
+	// RunID names the run; RunID (the constant) when empty.
+	RunID string
 }
 
 // Plan expands Definition.
@@ -126,7 +128,11 @@ func Write(results string, o Options) (*pipeline.RunDir, *pipeline.Plan, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	rd, err := pipeline.CreateRunDir(results, Experiment, RunID)
+	id := o.RunID
+	if id == "" {
+		id = RunID
+	}
+	rd, err := pipeline.CreateRunDir(results, Experiment, id)
 	if err != nil {
 		return nil, nil, err
 	}
