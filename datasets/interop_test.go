@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,20 +45,42 @@ func TestInteropDuckDB(t *testing.T) {
 	if _, err := tabulate.Run(rd2, "v-interop"); err != nil {
 		t.Fatal(err)
 	}
-	runCheck(t, node, rd.Root)
-}
-
-// runCheck runs interop/check.mjs on a run directory.
-func runCheck(t *testing.T, node, runDir string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("interop", "check.mjs"), runDir, "SCHEMA.md")
-	out, err := cmd.CombinedOutput()
+	out, err := runCheck(node, rd.Root, "SCHEMA.md")
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("interop check failed: %v", err)
 	}
+
+	// The check has teeth: a SCHEMA.md that documents another type for
+	// one column, or leaves one out, fails it.
+	doc, err := os.ReadFile("SCHEMA.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string][2]string{
+		"retyped": {"| `rps` | `float64` | DOUBLE |", "| `rps` | `float64` | BIGINT |"},
+		"missing": {"| `cpu_us` | `int64` | BIGINT |", "| `cpu_usx` | `int64` | BIGINT |"},
+	} {
+		bad := strings.Replace(string(doc), edit[0], edit[1], 1)
+		if bad == string(doc) {
+			t.Fatalf("%s: SCHEMA.md has no %q", name, edit[0])
+		}
+		path := filepath.Join(t.TempDir(), "SCHEMA.md")
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runCheck(node, rd.Root, path)
+		if err == nil || !strings.Contains(string(out), strings.Trim(strings.Fields(edit[1])[1], "`")) {
+			t.Errorf("%s: the check passed or did not name the column:\n%s", name, out)
+		}
+	}
+}
+
+// runCheck runs interop/check.mjs on a run directory against a SCHEMA.md.
+func runCheck(node, runDir, schema string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, node, filepath.Join("interop", "check.mjs"), runDir, schema).CombinedOutput()
 }
 
 const fairnessJSON = `[

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,16 +17,25 @@ import (
 // with `yardstick datasets RUNDIR`.
 var ErrSchemaVersion = errors.New("table of another schema version")
 
-// ReadMeta reads a table file's metadata from its footer only.
+// ReadMeta reads a table file's metadata from its footer only. It does not
+// check the schema version.
 func ReadMeta(path string) (Meta, error) {
 	r, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return Meta{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer r.Close()
-	md := r.MetaData().KeyValueMetadata()
+	m, err := footerMeta(r)
+	if err != nil {
+		return m, fmt.Errorf("read %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// footerMeta reads Meta from the Parquet key/value metadata.
+func footerMeta(r *file.Reader) (Meta, error) {
 	var keys, vals []string
-	for _, kv := range md {
+	for _, kv := range r.MetaData().KeyValueMetadata() {
 		keys = append(keys, kv.Key)
 		if kv.Value != nil {
 			vals = append(vals, *kv.Value)
@@ -35,33 +43,32 @@ func ReadMeta(path string) (Meta, error) {
 			vals = append(vals, "")
 		}
 	}
-	m, err := metaFrom(arrow.NewMetadata(keys, vals))
-	if err != nil {
-		return m, fmt.Errorf("read %s: %w", path, err)
-	}
-	return m, nil
+	return metaFrom(arrow.NewMetadata(keys, vals))
 }
 
 // ReadTable reads a whole table file into Arrow, with the schema stored in
 // the file (dictionary columns stay dictionaries). It checks the schema
 // version; the caller releases the table.
 func ReadTable(path string) (arrow.Table, Meta, error) {
-	f, err := os.Open(path)
+	r, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	defer f.Close()
-	tbl, err := pqarrow.ReadTable(context.Background(), f, nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, Meta{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	m, err := metaFrom(tbl.Schema().Metadata())
+	defer r.Close()
+	m, err := footerMeta(r)
 	if err == nil && m.SchemaVersion != SchemaVersion {
 		err = fmt.Errorf("%w: schema version %d, this yardstick reads %d; rebuild with yardstick datasets",
 			ErrSchemaVersion, m.SchemaVersion, SchemaVersion)
 	}
 	if err != nil {
-		tbl.Release()
+		return nil, m, fmt.Errorf("read %s: %w", path, err)
+	}
+	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{Parallel: false, BatchSize: RowGroupRows}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, m, fmt.Errorf("read %s: %w", path, err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
 		return nil, m, fmt.Errorf("read %s: %w", path, err)
 	}
 	return tbl, m, nil
