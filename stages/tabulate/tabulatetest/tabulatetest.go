@@ -30,8 +30,9 @@ const (
 
 // Definition is the fixture's experiment: a closed-loop batch of a Go
 // target with a GOMEMLIMIT axis and a JVM target with a GC axis (4
-// variants x 2 concurrencies) and an open-loop batch (1 variant x 2
-// rates, one of them a fraction of the peak): 10 cells.
+// variants x 2 concurrencies) and a batch of one variant that measures its
+// peak closed-loop and then runs two open-loop rates, one of them a
+// fraction of the peak: 11 cells.
 const Definition = `package experiments
 
 fixture: {
@@ -76,6 +77,7 @@ fixture: {
 		repeats: 1
 		workload: {
 			request: {method: "GET", path: "/api/fixed"}
+			concurrency: [16]
 			rate: [2000, "50%"]
 			connections: 16
 		}
