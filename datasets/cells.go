@@ -17,6 +17,8 @@ type Tail struct {
 // A Cell is one row of the cells table: one planned cell, measured or not.
 // Pointer fields are null where the cell did not measure them (a pending
 // cell has only the plan's columns). See SCHEMA.md for units and meaning.
+// Fields follow the columns in order: StartGroup is start_group, Tails[i]
+// are tail_over_<TailThresholdsUS[i]>_count and _share.
 type Cell struct {
 	Batch      string
 	CellID     string

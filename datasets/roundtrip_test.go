@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"yardstick/datasets"
 )
@@ -257,5 +258,40 @@ func TestDeterministic(t *testing.T) {
 	}
 	if string(files[0]) != string(files[1]) {
 		t.Error("two writes of the same rows differ")
+	}
+}
+
+// TestReadRefusesOtherSchemaVersions: a file written under another schema
+// version is refused with ErrSchemaVersion, and a Parquet file without
+// yardstick metadata is not taken for a table.
+func TestReadRefusesOtherSchemaVersions(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, md map[string]string) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := datasets.Spectrum.Schema()
+		m := arrow.MetadataFrom(md)
+		w, err := pqarrow.NewFileWriter(arrow.NewSchema(sc.Fields(), &m), f, nil, pqarrow.DefaultWriterProps())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	old := write("old.parquet", map[string]string{datasets.KeySchemaVersion: "0", datasets.KeyTable: "spectrum"})
+	if _, _, err := datasets.Spectrum.Read(old); !errors.Is(err, datasets.ErrSchemaVersion) {
+		t.Errorf("schema version 0: err = %v", err)
+	}
+	if m, err := datasets.ReadMeta(old); err != nil || m.SchemaVersion != 0 {
+		t.Errorf("ReadMeta: %+v, %v", m, err)
+	}
+	foreign := write("foreign.parquet", nil)
+	if _, _, err := datasets.ReadTable(foreign); err == nil || !strings.Contains(err.Error(), "not a yardstick table") {
+		t.Errorf("foreign file: err = %v", err)
 	}
 }

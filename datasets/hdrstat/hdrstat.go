@@ -114,8 +114,8 @@ func (d *Dist) Over(threshold int64) int64 {
 	return n
 }
 
-// Min is the lowest value equivalent to the smallest recorded value, Max
-// the highest value equivalent to the largest (0 when empty).
+// Min is the lowest value equivalent to the smallest recorded value (0
+// when empty).
 func (d *Dist) Min() int64 {
 	if len(d.bars) == 0 {
 		return 0
@@ -123,7 +123,8 @@ func (d *Dist) Min() int64 {
 	return d.bars[0].From
 }
 
-// Max: see Min.
+// Max is the highest value equivalent to the largest recorded value (0
+// when empty).
 func (d *Dist) Max() int64 {
 	if len(d.bars) == 0 {
 		return 0
