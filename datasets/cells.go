@@ -1,0 +1,214 @@
+package datasets
+
+import "time"
+
+// TailThresholdsUS are the latency thresholds of the cells table's tail
+// columns, in microseconds: tail_over_<t>_count and tail_over_<t>_share for
+// 1 ms, 10 ms, 25 ms and 100 ms.
+var TailThresholdsUS = [4]int64{1_000, 10_000, 25_000, 100_000}
+
+// Tail is the part of a cell's kept-window latency distribution above one
+// threshold: how many requests, and what share of all of them.
+type Tail struct {
+	Count *int64
+	Share *float64
+}
+
+// A Cell is one row of the cells table: one planned cell, measured or not.
+// Pointer fields are null where the cell did not measure them (a pending
+// cell has only the plan's columns). See SCHEMA.md for units and meaning.
+// Fields follow the columns in order: StartGroup is start_group, Tails[i]
+// are tail_over_<TailThresholdsUS[i]>_count and _share.
+type Cell struct {
+	Batch      string
+	CellID     string
+	CellName   string
+	Seq        int64
+	StartGroup int64
+	Target     string
+	Variant    string
+	Kind       string
+
+	GoMaxProcs      *int64
+	GoMemLimit      *string
+	GoMemLimitBytes *int64
+	GoGC            *string
+	GC              *string
+	Heap            *string
+	HeapBytes       *int64
+	Processors      *int64
+	Flags           *string
+
+	Payload      *int64
+	Mode         string
+	Concurrency  *int64
+	Connections  *int64
+	RateTarget   *float64
+	PeakFraction *float64
+	Repeat       int64
+
+	Status string
+	Error  *string
+	Start  *string
+
+	Requests       *int64
+	Errors         *int64
+	RPS            *float64
+	KeptDurationUS *int64
+	WarmupUS       *int64
+	MeasureUS      *int64
+	DiscardHeadUS  *int64
+
+	LatencyMeanUS  *float64
+	LatencyP50US   *int64
+	LatencyP90US   *int64
+	LatencyP99US   *int64
+	LatencyP999US  *int64
+	LatencyP9999US *int64
+	LatencyMaxUS   *int64
+	LatencyMinUS   *int64
+	// Tails follow TailThresholdsUS.
+	Tails [4]Tail
+
+	RSSSteadyBytes   *int64
+	RSSPeakBytes     *int64
+	RSSAfterBytes    *int64
+	TargetCPUUS      *int64
+	CPUPerRequestUS  *float64
+	ColdStartUS      *int64
+	ColdStartFirstUS *int64
+	Threads          *int64
+	EventLoopThreads *int64
+
+	GCSource       *string
+	GCCount        *int64
+	GCPauseTotalUS *int64
+	GCPauseMaxUS   *int64
+	GCCountBefore  *int64
+	GCCountAfter   *int64
+
+	LogBytes                *int64
+	LogBytesPerRequest      *float64
+	ResponseBytes           *int64
+	ResponseBytesPerRequest *float64
+
+	LoadgenCPUUS      *int64
+	LoadgenDurationUS *int64
+	LoadgenCPUs       *int64
+	LoadgenCPUShare   *float64
+	Sends             *int64
+	LateSends         *int64
+
+	Started   *time.Time
+	Ended     *time.Time
+	LoadStart *time.Time
+	KeptStart *time.Time
+	KeptEnd   *time.Time
+}
+
+// Cells is the cells table: one row per planned cell, in plan order.
+var Cells = newTable("cells", cellColumns()...)
+
+func cellColumns() []column[Cell] {
+	cols := []column[Cell]{
+		dictCol("batch", func(r *Cell) *string { return &r.Batch }),
+		textCol("cell_id", func(r *Cell) *string { return &r.CellID }),
+		textCol("cell_name", func(r *Cell) *string { return &r.CellName }),
+		int64Col("seq", func(r *Cell) *int64 { return &r.Seq }),
+		int64Col("start_group", func(r *Cell) *int64 { return &r.StartGroup }),
+		dictCol("target", func(r *Cell) *string { return &r.Target }),
+		dictCol("variant", func(r *Cell) *string { return &r.Variant }),
+		dictCol("kind", func(r *Cell) *string { return &r.Kind }),
+
+		optInt64Col("gomaxprocs", func(r *Cell) **int64 { return &r.GoMaxProcs }),
+		optDictCol("gomemlimit", func(r *Cell) **string { return &r.GoMemLimit }),
+		optInt64Col("gomemlimit_bytes", func(r *Cell) **int64 { return &r.GoMemLimitBytes }),
+		optDictCol("gogc", func(r *Cell) **string { return &r.GoGC }),
+		optDictCol("gc", func(r *Cell) **string { return &r.GC }),
+		optDictCol("heap", func(r *Cell) **string { return &r.Heap }),
+		optInt64Col("heap_bytes", func(r *Cell) **int64 { return &r.HeapBytes }),
+		optInt64Col("processors", func(r *Cell) **int64 { return &r.Processors }),
+		optDictCol("flags", func(r *Cell) **string { return &r.Flags }),
+
+		optInt64Col("payload", func(r *Cell) **int64 { return &r.Payload }),
+		dictCol("mode", func(r *Cell) *string { return &r.Mode }),
+		optInt64Col("concurrency", func(r *Cell) **int64 { return &r.Concurrency }),
+		optInt64Col("connections", func(r *Cell) **int64 { return &r.Connections }),
+		optFloat64Col("rate_target", func(r *Cell) **float64 { return &r.RateTarget }),
+		optFloat64Col("peak_fraction", func(r *Cell) **float64 { return &r.PeakFraction }),
+		int64Col("repeat", func(r *Cell) *int64 { return &r.Repeat }),
+
+		dictCol("status", func(r *Cell) *string { return &r.Status }),
+		optTextCol("error", func(r *Cell) **string { return &r.Error }),
+		optTextCol("start", func(r *Cell) **string { return &r.Start }),
+
+		optInt64Col("requests", func(r *Cell) **int64 { return &r.Requests }),
+		optInt64Col("errors", func(r *Cell) **int64 { return &r.Errors }),
+		optFloat64Col("rps", func(r *Cell) **float64 { return &r.RPS }),
+		optInt64Col("kept_duration_us", func(r *Cell) **int64 { return &r.KeptDurationUS }),
+		optInt64Col("warmup_us", func(r *Cell) **int64 { return &r.WarmupUS }),
+		optInt64Col("measure_us", func(r *Cell) **int64 { return &r.MeasureUS }),
+		optInt64Col("discard_head_us", func(r *Cell) **int64 { return &r.DiscardHeadUS }),
+
+		optFloat64Col("latency_mean_us", func(r *Cell) **float64 { return &r.LatencyMeanUS }),
+		optInt64Col("latency_p50_us", func(r *Cell) **int64 { return &r.LatencyP50US }),
+		optInt64Col("latency_p90_us", func(r *Cell) **int64 { return &r.LatencyP90US }),
+		optInt64Col("latency_p99_us", func(r *Cell) **int64 { return &r.LatencyP99US }),
+		optInt64Col("latency_p999_us", func(r *Cell) **int64 { return &r.LatencyP999US }),
+		optInt64Col("latency_p9999_us", func(r *Cell) **int64 { return &r.LatencyP9999US }),
+		optInt64Col("latency_max_us", func(r *Cell) **int64 { return &r.LatencyMaxUS }),
+		optInt64Col("latency_min_us", func(r *Cell) **int64 { return &r.LatencyMinUS }),
+	}
+	for i, t := range TailThresholdsUS {
+		name := "tail_over_" + thresholdName(t)
+		cols = append(cols,
+			optInt64Col(name+"_count", func(r *Cell) **int64 { return &r.Tails[i].Count }),
+			optFloat64Col(name+"_share", func(r *Cell) **float64 { return &r.Tails[i].Share }))
+	}
+	cols = append(cols,
+		optInt64Col("rss_steady_bytes", func(r *Cell) **int64 { return &r.RSSSteadyBytes }),
+		optInt64Col("rss_peak_bytes", func(r *Cell) **int64 { return &r.RSSPeakBytes }),
+		optInt64Col("rss_after_bytes", func(r *Cell) **int64 { return &r.RSSAfterBytes }),
+		optInt64Col("target_cpu_us", func(r *Cell) **int64 { return &r.TargetCPUUS }),
+		optFloat64Col("cpu_per_request_us", func(r *Cell) **float64 { return &r.CPUPerRequestUS }),
+		optInt64Col("cold_start_us", func(r *Cell) **int64 { return &r.ColdStartUS }),
+		optInt64Col("cold_start_first_us", func(r *Cell) **int64 { return &r.ColdStartFirstUS }),
+		optInt64Col("threads", func(r *Cell) **int64 { return &r.Threads }),
+		optInt64Col("event_loop_threads", func(r *Cell) **int64 { return &r.EventLoopThreads }),
+
+		optDictCol("gc_source", func(r *Cell) **string { return &r.GCSource }),
+		optInt64Col("gc_count", func(r *Cell) **int64 { return &r.GCCount }),
+		optInt64Col("gc_pause_total_us", func(r *Cell) **int64 { return &r.GCPauseTotalUS }),
+		optInt64Col("gc_pause_max_us", func(r *Cell) **int64 { return &r.GCPauseMaxUS }),
+		optInt64Col("gc_count_before", func(r *Cell) **int64 { return &r.GCCountBefore }),
+		optInt64Col("gc_count_after", func(r *Cell) **int64 { return &r.GCCountAfter }),
+
+		optInt64Col("log_bytes", func(r *Cell) **int64 { return &r.LogBytes }),
+		optFloat64Col("log_bytes_per_request", func(r *Cell) **float64 { return &r.LogBytesPerRequest }),
+		optInt64Col("response_bytes", func(r *Cell) **int64 { return &r.ResponseBytes }),
+		optFloat64Col("response_bytes_per_request", func(r *Cell) **float64 { return &r.ResponseBytesPerRequest }),
+
+		optInt64Col("loadgen_cpu_us", func(r *Cell) **int64 { return &r.LoadgenCPUUS }),
+		optInt64Col("loadgen_duration_us", func(r *Cell) **int64 { return &r.LoadgenDurationUS }),
+		optInt64Col("loadgen_cpus", func(r *Cell) **int64 { return &r.LoadgenCPUs }),
+		optFloat64Col("loadgen_cpu_share", func(r *Cell) **float64 { return &r.LoadgenCPUShare }),
+		optInt64Col("sends", func(r *Cell) **int64 { return &r.Sends }),
+		optInt64Col("late_sends", func(r *Cell) **int64 { return &r.LateSends }),
+
+		optTimeCol("started", func(r *Cell) **time.Time { return &r.Started }),
+		optTimeCol("ended", func(r *Cell) **time.Time { return &r.Ended }),
+		optTimeCol("load_start", func(r *Cell) **time.Time { return &r.LoadStart }),
+		optTimeCol("kept_start", func(r *Cell) **time.Time { return &r.KeptStart }),
+		optTimeCol("kept_end", func(r *Cell) **time.Time { return &r.KeptEnd }),
+	)
+	return cols
+}
+
+// thresholdName names a threshold in microseconds for a column: 1ms,
+// 25ms, 500us.
+func thresholdName(us int64) string {
+	if us%1000 == 0 {
+		return itoa(us/1000) + "ms"
+	}
+	return itoa(us) + "us"
+}
