@@ -26,9 +26,9 @@ const (
 )
 
 // Config is the sample service's configuration. Fault-injection switches
-// for the fairness checks (extra access-log bytes, undeclared worker
-// goroutines, cached responses, a slow handler) belong in Faults, so that
-// a clean server is the zero value of Faults.
+// for the fairness checks (extra access-log bytes, cached responses, closed
+// connections) are in Faults, so that a clean server is the zero value of
+// Faults; targets/go/README.md lists them with the checks they trip.
 type Config struct {
 	// WorkFactor is how many times the string endpoints repeat their work.
 	WorkFactor int
