@@ -501,6 +501,8 @@ func TestBadSwitches(t *testing.T) {
 		{"--bogus"},
 		{"--nodelay=maybe"},
 		{"stray"},
+		{"--fault-log-pad", "-1"},
+		{"--fault-static=maybe"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		cmd := exec.CommandContext(ctx, "java", append([]string{"-Xms32m", "-Xmx32m", "-jar", jar}, args...)...)
@@ -516,4 +518,193 @@ func TestBadSwitches(t *testing.T) {
 			t.Errorf("%q: want a one-line error and usage, no stack trace:\n%s", args, out)
 		}
 	}
+}
+
+// ---- fault-injection switches
+//
+// Each --fault-... switch makes the service unfair in the one way a
+// yardstick fairness check measures; these tests prove that every switch
+// really does it, and that a fair twin started the same way without it
+// does not.
+
+// logLines reads an access log (after stop, which flushes it).
+func logLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// lastLineFor is the last access-log line for path, as it is and with ts
+// and dur_us, which vary from request to request, set to constants.
+func lastLineFor(t *testing.T, lines []string, path string) (raw, normal string) {
+	t.Helper()
+	ts := regexp.MustCompile(`"ts":"[^"]*"`)
+	dur := regexp.MustCompile(`"dur_us":\d+`)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], `"path":"`+path+`"`) {
+			return lines[i], dur.ReplaceAllString(ts.ReplaceAllString(lines[i], `"ts":""`), `"dur_us":0`)
+		}
+	}
+	t.Fatalf("no access-log line for %s in %q", path, lines)
+	return "", ""
+}
+
+// keepAlive sends GET path twice on one raw TCP connection and reports
+// whether the first response said Connection: close, whether the server
+// then closed the connection (EOF or a reset; an open connection makes the
+// read time out, after wait), and whether the second request was answered.
+func keepAlive(t *testing.T, port int, path string, wait time.Duration) (saidClose, closed, second bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	req := "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("first request: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	saidClose = resp.Close // ReadResponse moves a Connection: close header here
+	c.SetReadDeadline(time.Now().Add(wait))
+	var ne net.Error
+	if _, err := br.Peek(1); errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		closed = true
+	} else if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("after the first response the connection reads %v, want EOF or a timeout", err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, req); err != nil {
+		return saidClose, closed, false
+	}
+	if resp, err = http.ReadResponse(br, nil); err != nil {
+		return saidClose, closed, false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return saidClose, closed, resp.StatusCode == http.StatusOK
+}
+
+// TestFaults starts a fair server and one server per fault switch, all
+// with -Dsample.workers=2 and --work-factor 2, and checks each switch
+// against the fair twin:
+//   - --fault-log-pad 858 (the study's 1108 vs 250 bytes/request): the line
+//     for the same request is 858 bytes longer; FAULT_LOG_PAD=5 (the
+//     environment, small enough for spaces instead of a field): 5 bytes;
+//   - --fault-extra-workers 3: 5 sample-worker-* threads in /proc, the twin 2;
+//   - --fault-static: /api/generated/7 and /128 (and /api/strings/abc and
+//     /xyz) get the same body, the twin different ones;
+//   - --fault-close: Connection: close on the first response of a raw
+//     keep-alive client, then EOF; the twin answers the second request.
+func TestFaults(t *testing.T) {
+	jvm := []string{"-Xms32m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dsample.workers=2"}
+	type server struct {
+		name string
+		args []string
+		env  []string
+		log  string
+		p    *proc
+	}
+	servers := []*server{
+		{name: "fair"},
+		{name: "log-pad", args: []string{"--fault-log-pad", "858"}},
+		{name: "log-pad-env", env: []string{"FAULT_LOG_PAD=5"}},
+		{name: "extra-workers", args: []string{"--fault-extra-workers", "3"}},
+		{name: "static", args: []string{"--fault-static"}},
+		{name: "close", args: []string{"--fault-close"}},
+	}
+	byName := map[string]*server{}
+	for _, s := range servers {
+		byName[s.name] = s
+		s.log = filepath.Join(t.TempDir(), s.name+".log")
+		args := append([]string{"--port", strconv.Itoa(freePort(t)), "--access-log", s.log, "--work-factor", "2"}, s.args...)
+		s.p = start(t, jvm, args, s.env)
+	}
+	fair := byName["fair"]
+	pid := func(s *server) int { return s.p.cmd.Process.Pid }
+	workerRE := regexp.MustCompile(`^sample-worker-`)
+
+	t.Run("extra-workers", func(t *testing.T) {
+		nf, _ := threads(t, pid(fair), workerRE)
+		n, names := threads(t, pid(byName["extra-workers"]), workerRE)
+		t.Logf("sample-worker-* threads: fair %d, --fault-extra-workers 3: %d (sample.workers=2)", nf, n)
+		if nf != 2 {
+			t.Errorf("fair: %d sample-worker-* threads, want the declared 2", nf)
+		}
+		if n != 2+3 {
+			t.Errorf("--fault-extra-workers 3: %d sample-worker-* threads, want 5; threads %q", n, names)
+		}
+	})
+
+	t.Run("static", func(t *testing.T) {
+		st := byName["static"]
+		for _, pair := range [][2]string{{"/api/generated/7", "/api/generated/128"}, {"/api/strings/abc", "/api/strings/xyz"}} {
+			f1, f2 := fair.p.do(t, "GET", pair[0], ""), fair.p.do(t, "GET", pair[1], "")
+			s1, s2 := st.p.do(t, "GET", pair[0], ""), st.p.do(t, "GET", pair[1], "")
+			if f1.status != 200 || f2.status != 200 || f1.body == f2.body {
+				t.Errorf("fair %s, %s: %d %s / %d %s, want two different 200s", pair[0], pair[1], f1.status, f1.body, f2.status, f2.body)
+			}
+			if s1.status != 200 || s1.body != f1.body || s2.status != 200 || s2.body != s1.body {
+				t.Errorf("--fault-static %s then %s: %d %s / %d %s, want the fair first answer %s twice",
+					pair[0], pair[1], s1.status, s1.body, s2.status, s2.body, f1.body)
+			}
+		}
+		// whatever the parameter, even a bad one, once a body is remembered
+		if r := st.p.do(t, "GET", "/api/generated/-1", ""); r.status != 200 || !strings.HasPrefix(r.body, `{"length":7,`) {
+			t.Errorf("--fault-static /api/generated/-1: %d %s, want the first answer", r.status, r.body)
+		}
+	})
+
+	t.Run("close", func(t *testing.T) {
+		for _, s := range []*server{fair, byName["close"]} {
+			faulty := s != fair
+			wait := 300 * time.Millisecond // to be sure the fair twin keeps it open
+			if faulty {
+				wait = 5 * time.Second // for the close to arrive on a busy machine
+			}
+			saidClose, closed, second := keepAlive(t, s.p.port, "/api/generated/16", wait)
+			t.Logf("%s: Connection: close %v, closed after the first response %v, second request answered %v",
+				s.name, saidClose, closed, second)
+			if saidClose != faulty || closed != faulty || second == faulty {
+				t.Errorf("%s: Connection: close %v, closed %v, second answered %v; want %v, %v, %v",
+					s.name, saidClose, closed, second, faulty, faulty, !faulty)
+			}
+		}
+	})
+
+	// log pad: the same request on the fair and the padded servers
+	for _, s := range []*server{fair, byName["log-pad"], byName["log-pad-env"]} {
+		s.p.do(t, "GET", "/api/generated/128", "")
+	}
+	for _, s := range servers {
+		s.p.stop(t)
+		if got := strings.Contains(s.p.stderr.String(), " FAULTS: "); got != (s != fair) {
+			t.Errorf("%s: listening line mentions FAULTS %v:\n%s", s.name, got, s.p.stderr)
+		}
+	}
+	t.Run("log-pad", func(t *testing.T) {
+		wantRaw, want := lastLineFor(t, logLines(t, fair.log), "/api/generated/128")
+		for _, c := range []struct {
+			name string
+			pad  int
+		}{{"log-pad", 858}, {"log-pad-env", 5}} {
+			gotRaw, got := lastLineFor(t, logLines(t, byName[c.name].log), "/api/generated/128")
+			t.Logf("%s: %d bytes for GET /api/generated/128 with its newline, fair %d", c.name, len(gotRaw)+1, len(wantRaw)+1)
+			if len(got)-len(want) != c.pad {
+				t.Errorf("%s: line grew by %d bytes, want %d\nfair   %s\nfaulty %s", c.name, len(got)-len(want), c.pad, want, got)
+			}
+			if !json.Valid([]byte(got)) || !strings.HasPrefix(got, strings.TrimSuffix(want, "}")) {
+				t.Errorf("%s: padded line is not the fair line plus padding:\nfair   %s\nfaulty %s", c.name, want, got)
+			}
+		}
+	})
 }

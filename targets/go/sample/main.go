@@ -20,8 +20,10 @@ import (
 // Main runs the sample service with command-line arguments args (without
 // the program name) until SIGINT or SIGTERM, and returns the exit status.
 // Every flag has an environment variable that sets its default: PORT,
-// ADDR, ACCESS_LOG, TCP_NODELAY, WORK_FACTOR. GOMAXPROCS, GOMEMLIMIT and
-// GOGC are read by the Go runtime itself.
+// ADDR, ACCESS_LOG, TCP_NODELAY, WORK_FACTOR, and for the fault-injection
+// switches FAULT_LOG_PAD, FAULT_STATIC, FAULT_CLOSE, FAULT_AFFINITY (see
+// Faults and targets/go/README.md). GOMAXPROCS, GOMEMLIMIT and GOGC are
+// read by the Go runtime itself.
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -57,6 +59,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logPath := fs.String("access-log", os.Getenv("ACCESS_LOG"), "file for the JSON access log; empty disables it [$ACCESS_LOG]")
 	nodelay := fs.Bool("nodelay", envBool("TCP_NODELAY", true), "set TCP_NODELAY on accepted connections [$TCP_NODELAY]")
 	work := fs.Int("work-factor", envInt("WORK_FACTOR", 10), "times the string endpoints repeat their work [$WORK_FACTOR]")
+	logPad := fs.Int("fault-log-pad", envInt("FAULT_LOG_PAD", 0), "FAULT: add N bytes to every access-log line [$FAULT_LOG_PAD]")
+	static := fs.Bool("fault-static", envBool("FAULT_STATIC", false), "FAULT: /api/strings and /api/generated repeat their first answer whatever the input [$FAULT_STATIC]")
+	closeConn := fs.Bool("fault-close", envBool("FAULT_CLOSE", false), "FAULT: send Connection: close and close the connection after every response [$FAULT_CLOSE]")
+	affinity := fs.String("fault-affinity", os.Getenv("FAULT_AFFINITY"), "FAULT: at start-up re-pin every thread to this CPU list, e.g. 0-1 [$FAULT_AFFINITY]")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,6 +72,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *work < 1 || *work > MaxWorkFactor {
 		return fmt.Errorf("work factor %d: want 1..%d", *work, MaxWorkFactor)
 	}
+	if *logPad < 0 || *logPad > MaxLogPad {
+		return fmt.Errorf("fault log pad %d: want 0..%d", *logPad, MaxLogPad)
+	}
+	var pinTo []int
+	if *affinity != "" {
+		cpus, err := parseCPUList(*affinity)
+		if err != nil {
+			return fmt.Errorf("fault affinity: %w", err)
+		}
+		pinTo = cpus
+	}
 	if *addr == "" {
 		if *port < 0 || *port > 65535 {
 			return fmt.Errorf("port %d: want 0..65535", *port)
@@ -73,7 +90,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
 	}
 
-	cfg := Config{WorkFactor: *work}
+	if pinTo != nil {
+		if err := pinAllThreads(pinTo); err != nil {
+			return fmt.Errorf("fault affinity: %w", err)
+		}
+	}
+
+	cfg := Config{WorkFactor: *work, Faults: Faults{LogPad: *logPad, Static: *static, Close: *closeConn}}
 	var logw *bufio.Writer
 	var logMu sync.Mutex
 	if *logPath != "" {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,26 +26,52 @@ const (
 )
 
 // Config is the sample service's configuration. Fault-injection switches
-// for the fairness checks (extra access-log bytes, undeclared worker
-// goroutines, cached responses, a slow handler) belong in Faults, so that
-// a clean server is the zero value of Faults.
+// for the fairness checks (extra access-log bytes, cached responses, closed
+// connections) are in Faults, so that a clean server is the zero value of
+// Faults; targets/go/README.md lists them with the checks they trip.
 type Config struct {
 	// WorkFactor is how many times the string endpoints repeat their work.
 	WorkFactor int
 	// AccessLog, when not nil, receives one JSON line per request.
 	AccessLog io.Writer
-	// Faults are deliberate deviations from a fair server; none exist yet.
+	// Faults are deliberate deviations from a fair server; the zero value
+	// is the fair server.
 	Faults Faults
 }
 
-// Faults holds fault-injection switches. It is empty on purpose: the
-// fairness checks of a later issue add theirs here.
-type Faults struct{}
+// MaxLogPad bounds Faults.LogPad.
+const MaxLogPad = 1 << 20
+
+// Faults holds fault-injection switches, each of which makes the server
+// unfair in a way one of yardstick's measured fairness checks must catch
+// (its fair twin is the same server with the switch off). The zero value
+// is the fair server. The CPU-affinity fault (-fault-affinity) is not here:
+// it is a property of the process, applied by Main, not of the handler.
+type Faults struct {
+	// LogPad adds exactly LogPad bytes to every access-log line: a trailing
+	// "pad" field of x's (`,"pad":"xxx"`, 9 bytes of syntax) when LogPad is
+	// 9 or more, else LogPad spaces before the closing brace; the line stays
+	// valid JSON with the same fields first. Trips check log_bytes.
+	LogPad int
+	// Static makes /api/strings/{value} and /api/generated/{size} each
+	// remember the body of the first 200 they send and answer every later
+	// request with it, whatever the parameter (no parsing, no work): an
+	// answer that does not vary with its input. Trips check response_varies.
+	Static bool
+	// Close sends "Connection: close" on every response, so net/http closes
+	// the connection after it and a keep-alive client must reconnect before
+	// each request, time that per-request latency does not show. Trips
+	// check littles_law.
+	Close bool
+}
 
 // NewHandler returns the service's handler.
 func NewHandler(cfg Config) http.Handler {
 	if cfg.WorkFactor <= 0 {
 		cfg.WorkFactor = 1
+	}
+	if cfg.Faults.LogPad < 0 {
+		cfg.Faults.LogPad = 0
 	}
 	s := &server{cfg: cfg}
 	mux := http.NewServeMux()
@@ -55,13 +82,54 @@ func NewHandler(cfg Config) http.Handler {
 	mux.HandleFunc("GET /api/generated/{size}", s.generated)
 	mux.HandleFunc("POST /api/json", s.json)
 	mux.HandleFunc("GET /api/sleep/{ms}", s.sleep)
-	if cfg.AccessLog == nil {
-		return mux
+	var h http.Handler = mux
+	if cfg.Faults.Close {
+		h = closeHandler{h}
 	}
-	return &accessLog{next: mux, w: cfg.AccessLog}
+	if cfg.AccessLog == nil {
+		return h
+	}
+	return &accessLog{next: h, w: cfg.AccessLog, pad: cfg.Faults.LogPad}
 }
 
-type server struct{ cfg Config }
+type server struct {
+	cfg Config
+	// the remembered bodies of the static fault, nil until the first 200
+	staticStrings, staticGenerated atomic.Pointer[[]byte]
+}
+
+// closeHandler is the Close fault: net/http closes the connection after a
+// response whose header has Connection: close.
+type closeHandler struct{ next http.Handler }
+
+func (c closeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	c.next.ServeHTTP(w, r)
+}
+
+// static answers from slot when the static fault is on and slot holds a
+// body, and reports whether it did.
+func (s *server) static(w http.ResponseWriter, slot *atomic.Pointer[[]byte]) bool {
+	if !s.cfg.Faults.Static {
+		return false
+	}
+	b := slot.Load()
+	if b == nil {
+		return false
+	}
+	writeJSON(w, http.StatusOK, *b)
+	return true
+}
+
+// remember returns the body to send for a computed 200 body b: b itself,
+// unless the static fault is on and another request has stored its body
+// first (then that one, so that every 200 is the same).
+func (s *server) remember(slot *atomic.Pointer[[]byte], b []byte) []byte {
+	if !s.cfg.Faults.Static || slot.CompareAndSwap(nil, &b) {
+		return b
+	}
+	return *slot.Load()
+}
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
@@ -130,6 +198,9 @@ func reverse(s string) string {
 }
 
 func (s *server) strings(w http.ResponseWriter, r *http.Request) {
+	if s.static(w, &s.staticStrings) {
+		return
+	}
 	v := r.PathValue("value")
 	if v == "" {
 		writeError(w, http.StatusBadRequest, "empty value")
@@ -140,7 +211,7 @@ func (s *server) strings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, s.remember(&s.staticStrings, b))
 }
 
 // generatedInput makes size bytes of text that depend only on size.
@@ -159,6 +230,9 @@ func generatedInput(size int) string {
 }
 
 func (s *server) generated(w http.ResponseWriter, r *http.Request) {
+	if s.static(w, &s.staticGenerated) {
+		return
+	}
 	size, err := strconv.Atoi(r.PathValue("size"))
 	if err != nil || size < 0 || size > MaxGeneratedSize {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("size must be an integer from 0 to %d", MaxGeneratedSize))
@@ -173,7 +247,7 @@ func (s *server) generated(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, s.remember(&s.staticGenerated, b))
 }
 
 // Document is the ~300-byte JSON document /api/json validates and

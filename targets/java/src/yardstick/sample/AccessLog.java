@@ -25,8 +25,15 @@ final class AccessLog implements AutoCloseable {
     private long cachedSecond = Long.MIN_VALUE;
     private String cachedPrefix = "";
     private volatile boolean closed;
+    private final String pad; // the log-pad fault: appended before each line's closing brace
 
     AccessLog(String path) throws IOException {
+        this(path, 0);
+    }
+
+    /** An access log whose lines each have padBytes more bytes (the log-pad fault). */
+    AccessLog(String path, int padBytes) throws IOException {
+        pad = pad(padBytes);
         out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(path, true), StandardCharsets.UTF_8),
                 64 << 10);
         flusher = new Thread(this::flushLoop, "access-log-flush");
@@ -85,6 +92,7 @@ final class AccessLog implements AutoCloseable {
             b.append(",\"status\":").append(status);
             b.append(",\"bytes\":").append(bytes);
             b.append(",\"dur_us\":").append(durMicros);
+            b.append(pad);
             b.append("}\n");
             try {
                 out.append(b);
@@ -92,6 +100,20 @@ final class AccessLog implements AutoCloseable {
                 // as in flush()
             }
         }
+    }
+
+    /** What the "pad" field costs besides its x's. */
+    static final int PAD_SYNTAX = ",\"pad\":\"\"".length();
+
+    /** Exactly n bytes that keep a JSON object valid: a {@code ,"pad":"xx..."} member when n allows one, else n spaces (the Go sample's appendPad). */
+    static String pad(int n) {
+        if (n <= 0) {
+            return "";
+        }
+        if (n < PAD_SYNTAX) {
+            return " ".repeat(n);
+        }
+        return ",\"pad\":\"" + "x".repeat(n - PAD_SYNTAX) + "\"";
     }
 
     /** The Go sample's appendJSONString: no HTML escapes, \\u00XX for controls, invalid UTF-8 as \\ufffd. */

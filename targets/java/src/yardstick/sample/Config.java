@@ -10,13 +10,14 @@ import java.util.Map;
  * system property {@code sample.workers}.
  *
  * <p>Fault-injection switches for the fairness checks (extra access-log
- * bytes, more worker threads than declared, a static cached response, a
- * slow handler) belong in {@link Faults}, so that a clean server is a
- * default {@code Faults}; a later change adds them there and to
- * {@link #parse}.
+ * bytes, more worker threads than declared, a static cached response,
+ * closed connections) are in {@link Faults}, so that a clean server is a
+ * default {@code Faults}.
  */
 final class Config {
     static final int MAX_WORK_FACTOR = 1_000_000;
+    static final int MAX_LOG_PAD = 1 << 20;
+    static final int MAX_WORKERS = 10_000;
 
     int port = 8080;
     String accessLog = "";
@@ -25,8 +26,44 @@ final class Config {
     int workers;
     Faults faults = new Faults();
 
-    /** Deliberate deviations from a fair server; none exist yet. */
+    /**
+     * Deliberate deviations from a fair server, each tripping one of
+     * yardstick's measured fairness checks (the server without it is the
+     * fair twin). The defaults are the fair server.
+     */
     static final class Faults {
+        /**
+         * --fault-log-pad N: every access-log line gets exactly N more bytes,
+         * a trailing {@code ,"pad":"xxx"} field when N is 9 or more, else N
+         * spaces before the closing brace (check log_bytes).
+         */
+        int logPad;
+        /**
+         * --fault-extra-workers N: the pool has N more sample-worker-* threads
+         * than sample.workers declares, all prestarted (check event_loops).
+         */
+        int extraWorkers;
+        /**
+         * --fault-static: /api/strings/{value} and /api/generated/{size} each
+         * remember the body of their first 200 and send it for every later
+         * request, whatever the parameter (check response_varies).
+         */
+        boolean staticResponse;
+        /**
+         * --fault-close: every response has Connection: close, and the JDK's
+         * server closes the connection after it (check littles_law).
+         */
+        boolean close;
+
+        boolean any() {
+            return logPad != 0 || extraWorkers != 0 || staticResponse || close;
+        }
+
+        @Override
+        public String toString() {
+            return "log pad " + logPad + ", extra workers " + extraWorkers + ", static " + staticResponse
+                    + ", close " + close;
+        }
     }
 
     /** Thrown for a bad switch; the message is shown as is. */
@@ -49,6 +86,11 @@ final class Config {
             "  --work-factor N     times the string endpoints repeat their work, 1.."
                     + MAX_WORK_FACTOR + " [$WORK_FACTOR, default 10]",
             "  -Dsample.workers=N  worker threads sample-worker-1..N [default: available processors]",
+            "fault injection (each makes the server unfair on purpose; default off):",
+            "  --fault-log-pad N        add N bytes to every access-log line, 0.." + MAX_LOG_PAD + " [$FAULT_LOG_PAD]",
+            "  --fault-extra-workers N  run N more sample-worker threads than sample.workers declares [$FAULT_EXTRA_WORKERS]",
+            "  --fault-static           /api/strings and /api/generated repeat their first answer [$FAULT_STATIC]",
+            "  --fault-close            Connection: close on every response [$FAULT_CLOSE]",
             "");
 
     /**
@@ -63,6 +105,10 @@ final class Config {
         c.accessLog = env.getOrDefault("ACCESS_LOG", c.accessLog);
         c.nodelay = envBool(env, "TCP_NODELAY", c.nodelay);
         c.workFactor = envInt(env, "WORK_FACTOR", c.workFactor);
+        c.faults.logPad = envInt(env, "FAULT_LOG_PAD", c.faults.logPad);
+        c.faults.extraWorkers = envInt(env, "FAULT_EXTRA_WORKERS", c.faults.extraWorkers);
+        c.faults.staticResponse = envBool(env, "FAULT_STATIC", c.faults.staticResponse);
+        c.faults.close = envBool(env, "FAULT_CLOSE", c.faults.close);
 
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -87,22 +133,33 @@ final class Config {
                 case "help":
                     throw new UsageException("", true);
                 case "nodelay":
+                case "fault-static":
+                case "fault-close": {
                     if (value == null && i + 1 < args.size() && parseBool(args.get(i + 1)) != null) {
                         value = args.get(++i);
                     }
-                    if (value == null) {
-                        c.nodelay = true;
-                    } else {
+                    boolean on = true;
+                    if (value != null) {
                         Boolean b = parseBool(value);
                         if (b == null) {
-                            throw new UsageException("invalid boolean value \"" + value + "\" for --nodelay", false);
+                            throw new UsageException("invalid boolean value \"" + value + "\" for --" + name, false);
                         }
-                        c.nodelay = b;
+                        on = b;
+                    }
+                    if (name.equals("nodelay")) {
+                        c.nodelay = on;
+                    } else if (name.equals("fault-static")) {
+                        c.faults.staticResponse = on;
+                    } else {
+                        c.faults.close = on;
                     }
                     break;
+                }
                 case "port":
                 case "access-log":
                 case "work-factor":
+                case "fault-log-pad":
+                case "fault-extra-workers":
                     if (value == null) {
                         if (i + 1 >= args.size()) {
                             throw new UsageException("switch needs an argument: --" + name, false);
@@ -116,10 +173,19 @@ final class Config {
                         if (n == null || n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
                             throw new UsageException("invalid value \"" + value + "\" for --" + name, false);
                         }
-                        if (name.equals("port")) {
-                            c.port = n.intValue();
-                        } else {
-                            c.workFactor = n.intValue();
+                        switch (name) {
+                            case "port":
+                                c.port = n.intValue();
+                                break;
+                            case "work-factor":
+                                c.workFactor = n.intValue();
+                                break;
+                            case "fault-log-pad":
+                                c.faults.logPad = n.intValue();
+                                break;
+                            default:
+                                c.faults.extraWorkers = n.intValue();
+                                break;
                         }
                     }
                     break;
@@ -133,11 +199,17 @@ final class Config {
         if (c.port < 0 || c.port > 65535) {
             throw new UsageException("port " + c.port + ": want 0..65535", false);
         }
+        if (c.faults.logPad < 0 || c.faults.logPad > MAX_LOG_PAD) {
+            throw new UsageException("fault log pad " + c.faults.logPad + ": want 0.." + MAX_LOG_PAD, false);
+        }
+        if (c.faults.extraWorkers < 0 || c.faults.extraWorkers > MAX_WORKERS) {
+            throw new UsageException("fault extra workers " + c.faults.extraWorkers + ": want 0.." + MAX_WORKERS, false);
+        }
         if (workersProperty == null) {
             c.workers = processors;
         } else {
             Long n = parseInt(workersProperty.trim());
-            if (n == null || n < 1 || n > 10_000) {
+            if (n == null || n < 1 || n > MAX_WORKERS) {
                 throw new UsageException("sample.workers \"" + workersProperty + "\": want 1..10000", false);
             }
             c.workers = n.intValue();

@@ -58,12 +58,14 @@ public final class Main {
         AccessLog log = null;
         if (!cfg.accessLog.isEmpty()) {
             try {
-                log = new AccessLog(cfg.accessLog);
+                log = new AccessLog(cfg.accessLog, cfg.faults.logPad);
             } catch (IOException e) {
                 throw new IOException("access log: " + e.getMessage(), e);
             }
         }
-        ThreadPoolExecutor workers = (ThreadPoolExecutor) Executors.newFixedThreadPool(cfg.workers, workerThreads());
+        // the extra-workers fault runs more threads than sample.workers declares
+        ThreadPoolExecutor workers = (ThreadPoolExecutor) Executors.newFixedThreadPool(
+                cfg.workers + cfg.faults.extraWorkers, workerThreads());
         // all N threads from the start, not one per request until N: the
         // thread count in /proc is then the declared one before any load
         workers.prestartAllCoreThreads();
@@ -93,7 +95,8 @@ public final class Main {
 
         InetSocketAddress addr = server.getAddress();
         System.err.println("sample-jvm listening on " + addr.getAddress().getHostAddress() + ":" + addr.getPort()
-                + " (workers " + cfg.workers + ", nodelay " + cfg.nodelay + ", work factor " + cfg.workFactor + ")");
+                + " (workers " + cfg.workers + ", nodelay " + cfg.nodelay + ", work factor " + cfg.workFactor + ")"
+                + (cfg.faults.any() ? " FAULTS: " + cfg.faults : ""));
     }
 
     /**

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The service's one handler: routes as the Go sample's http.ServeMux does
@@ -28,6 +29,9 @@ final class Server implements HttpHandler {
 
     private final Config cfg;
     private final AccessLog accessLog; // null when off
+    // the remembered bodies of the static fault, null until the first 200
+    private final AtomicReference<byte[]> staticStrings = new AtomicReference<>();
+    private final AtomicReference<byte[]> staticGenerated = new AtomicReference<>();
 
     Server(Config cfg, AccessLog accessLog) {
         this.cfg = cfg;
@@ -225,6 +229,12 @@ final class Server implements HttpHandler {
         log(ex, reply);
         Headers h = ex.getResponseHeaders();
         h.set("Content-Type", contentType);
+        if (cfg.faults.close) {
+            // the close fault: JDK 17's ExchangeImpl.sendResponseHeaders marks
+            // the exchange close when the handler sets this header, and
+            // ServerImpl closes the connection once the response is written
+            h.set("Connection", "close");
+        }
         if (ex.getRequestMethod().equals("HEAD")) {
             // the JDK sends no length on HEAD unless told; -1 means no body
             h.set("Content-Length", Integer.toString(body.length));
@@ -243,15 +253,48 @@ final class Server implements HttpHandler {
         send(ex, reply, status, JSON, body);
     }
 
+    /**
+     * The static fault: sends slot's body and returns true when the fault is
+     * on and slot holds one.
+     */
+    private boolean sendStatic(HttpExchange ex, Reply reply, AtomicReference<byte[]> slot) throws IOException {
+        if (!cfg.faults.staticResponse) {
+            return false;
+        }
+        byte[] b = slot.get();
+        if (b == null) {
+            return false;
+        }
+        send(ex, reply, 200, JSON, b);
+        return true;
+    }
+
+    /**
+     * The body to send for a computed 200 body b: b, unless the static fault
+     * is on and another request has stored its body first (then that one).
+     */
+    private byte[] remember(AtomicReference<byte[]> slot, byte[] b) {
+        if (!cfg.faults.staticResponse || slot.compareAndSet(null, b)) {
+            return b;
+        }
+        return slot.get();
+    }
+
     private void strings(HttpExchange ex, Reply reply, byte[] value) throws IOException {
+        if (sendStatic(ex, reply, staticStrings)) {
+            return;
+        }
         if (value.length == 0) {
             sendError(ex, reply, 400, "empty value");
             return;
         }
-        send(ex, reply, 200, JSON, Work.doWork(value, cfg.workFactor).toJson());
+        send(ex, reply, 200, JSON, remember(staticStrings, Work.doWork(value, cfg.workFactor).toJson()));
     }
 
     private void generated(HttpExchange ex, Reply reply, byte[] arg) throws IOException {
+        if (sendStatic(ex, reply, staticGenerated)) {
+            return;
+        }
         Long size = Config.parseInt(new String(arg, StandardCharsets.ISO_8859_1));
         if (size == null || size < 0 || size > MAX_GENERATED_SIZE) {
             sendError(ex, reply, 400, "size must be an integer from 0 to " + MAX_GENERATED_SIZE);
@@ -263,7 +306,7 @@ final class Server implements HttpHandler {
         res.upper = null;
         res.lower = null;
         res.reverse = null;
-        send(ex, reply, 200, JSON, res.toJson());
+        send(ex, reply, 200, JSON, remember(staticGenerated, res.toJson()));
     }
 
     private void json(HttpExchange ex, Reply reply) throws IOException {
