@@ -49,7 +49,9 @@ type Cell struct {
 
 	Status string
 	Error  *string
-	Start  *string
+	// UnfairChecks lists the failed fairness checks, comma-separated.
+	UnfairChecks *string
+	Start        *string
 
 	Requests       *int64
 	Errors         *int64
@@ -140,6 +142,7 @@ func cellColumns() []column[Cell] {
 
 		dictCol("status", func(r *Cell) *string { return &r.Status }),
 		optTextCol("error", func(r *Cell) **string { return &r.Error }),
+		optTextCol("unfair_checks", func(r *Cell) **string { return &r.UnfairChecks }),
 		optTextCol("start", func(r *Cell) **string { return &r.Start }),
 
 		optInt64Col("requests", func(r *Cell) **int64 { return &r.Requests }),

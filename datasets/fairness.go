@@ -1,5 +1,7 @@
 package datasets
 
+import "yardstick/pipeline"
+
 // FairnessFile is the file in the run directory that the fairness checks
 // write and the datasets stage copies into the fairness table: a JSON
 // array of [FairnessCheck] objects.
@@ -7,28 +9,15 @@ const FairnessFile = "fairness.json"
 
 // Fairness check scopes.
 const (
-	ScopeCell  = "cell"
-	ScopeBatch = "batch"
+	ScopeCell       = "cell"
+	ScopeBatch      = "batch"
+	ScopeExperiment = "experiment"
 )
 
 // A FairnessCheck is one row of the fairness table, and one element of
-// fairness.json: one check of one cell or batch.
-type FairnessCheck struct {
-	Check string `json:"check"`
-	// Scope is "cell" or "batch".
-	Scope string `json:"scope"`
-	Batch string `json:"batch"`
-	// CellID is null for a batch check.
-	CellID    *string  `json:"cell_id,omitempty"`
-	Expected  *float64 `json:"expected,omitempty"`
-	Measured  *float64 `json:"measured,omitempty"`
-	Tolerance *float64 `json:"tolerance,omitempty"`
-	// Unit is the unit of Expected and Measured ("bytes/request",
-	// "threads", ...); Tolerance is a fraction of Expected.
-	Unit   *string `json:"unit,omitempty"`
-	Pass   bool    `json:"pass"`
-	Detail *string `json:"detail,omitempty"`
-}
+// fairness.json: one check of one cell, one batch or the whole experiment
+// (pipeline.FairnessRow, which the fairness stage writes).
+type FairnessCheck = pipeline.FairnessRow
 
 // Fairness is the fairness table: check x cell or batch, in the order of
 // fairness.json; empty while a run has none.

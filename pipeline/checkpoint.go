@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -237,4 +238,34 @@ type FairnessRow struct {
 	Unit      *string  `json:"unit,omitempty"`
 	Pass      bool     `json:"pass"`
 	Detail    *string  `json:"detail,omitempty"`
+}
+
+// UnfairCells returns, per cell id, the names of the fairness checks that
+// failed for the cell itself or for its whole batch, sorted.
+func UnfairCells(p *Plan, rows []FairnessRow) map[string][]string {
+	out := map[string][]string{}
+	add := func(id, check string) {
+		if !slices.Contains(out[id], check) {
+			out[id] = append(out[id], check)
+		}
+	}
+	for _, r := range rows {
+		if r.Pass {
+			continue
+		}
+		switch {
+		case r.CellID != nil:
+			add(*r.CellID, r.Check)
+		case r.Scope == "batch":
+			for _, c := range p.Cells {
+				if c.Batch == r.Batch {
+					add(c.ID, r.Check)
+				}
+			}
+		}
+	}
+	for id := range out {
+		slices.Sort(out[id])
+	}
+	return out
 }

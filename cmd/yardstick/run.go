@@ -19,6 +19,7 @@ import (
 	"yardstick/stages/execute"
 	"yardstick/stages/execute/machine"
 	"yardstick/stages/fairness"
+	"yardstick/stages/tabulate"
 )
 
 func init() {
@@ -93,6 +94,13 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	failedChecks := printFairness(env, rows)
+	tsum, err := tabulate.Run(rd, Version())
+	if err != nil {
+		return err
+	}
+	for _, w := range tsum.Warnings {
+		fmt.Fprintf(env.stderr, "datasets: warning: %s\n", w)
+	}
 	if werr := execute.WriteSummary(env.stdout, rd, p, *only); werr != nil {
 		return werr
 	}

@@ -19,6 +19,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/procfs"
 
+	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/gclog"
@@ -450,9 +451,12 @@ func summarize(res *loadgen.Result, ivs []loadgen.Interval, keptFrom int, spec l
 	if l.DurationS > 0 {
 		l.RPS = float64(l.Requests) / l.DurationS
 	}
+	// Percentiles with HdrHistogram's Java/JS rank convention (hdrstat),
+	// so a reader that decodes the stored histogram gets the same values.
+	d := hdrstat.NewDist(h)
 	l.Latency = pipeline.LatencyUS{
-		Mean: h.Mean(), P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90), P99: h.ValueAtQuantile(99),
-		P999: h.ValueAtQuantile(99.9), P9999: h.ValueAtQuantile(99.99), Max: h.Max(), Min: h.Min(),
+		Mean: h.Mean(), P50: d.Percentile(50), P90: d.Percentile(90), P99: d.Percentile(99),
+		P999: d.Percentile(99.9), P9999: d.Percentile(99.99), Max: d.Max(), Min: d.Min(),
 	}
 	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {

@@ -98,36 +98,6 @@ func Check(in Input) []pipeline.FairnessRow {
 	return rows
 }
 
-// Unfair returns the ids of the cells that failed a check, directly or
-// through their batch.
-func Unfair(p *pipeline.Plan, rows []pipeline.FairnessRow) map[string][]string {
-	out := map[string][]string{}
-	add := func(id, check string) {
-		if !slices.Contains(out[id], check) {
-			out[id] = append(out[id], check)
-		}
-	}
-	for _, r := range rows {
-		if r.Pass {
-			continue
-		}
-		switch {
-		case r.CellID != nil:
-			add(*r.CellID, r.Check)
-		case r.Scope == "batch":
-			for _, c := range p.Cells {
-				if c.Batch == r.Batch {
-					add(c.ID, r.Check)
-				}
-			}
-		}
-	}
-	for id := range out {
-		sort.Strings(out[id])
-	}
-	return out
-}
-
 type cellInfo struct {
 	cell    pipeline.Cell
 	cp      *pipeline.Checkpoint

@@ -73,6 +73,7 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
 	s.Warnings = append(s.Warnings, strayCheckpoints(rd, plan)...)
+	unfair := pipeline.UnfairCells(plan, fairness)
 
 	tb := &tables{dir: rd.Root, meta: meta}
 	defer tb.abort()
@@ -108,6 +109,13 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 		d, hist, warns, err := measured(&row, cp)
 		if err != nil {
 			return s, fmt.Errorf("datasets: cell %s (%s): %w", c.ID, c.Name, err)
+		}
+		if checks := unfair[c.ID]; len(checks) > 0 {
+			joined := strings.Join(checks, ",")
+			row.UnfairChecks = &joined
+			if row.Status == pipeline.StatusOK {
+				row.Status = StatusUnfair
+			}
 		}
 		s.Warnings = append(s.Warnings, warns...)
 		cells = append(cells, row)
@@ -487,6 +495,10 @@ func readEnvironment(rd *pipeline.RunDir) (*pipeline.Environment, error) {
 	return &e, nil
 }
 
+// StatusUnfair is the cells table's status of a measured cell that failed
+// a fairness check.
+const StatusUnfair = "unfair"
+
 // ReadFairness reads the run's fairness.json (a JSON array of
 // datasets.FairnessCheck); none when the file does not exist.
 func ReadFairness(rd *pipeline.RunDir) ([]datasets.FairnessCheck, error) {
@@ -508,8 +520,8 @@ func ReadFairness(rd *pipeline.RunDir) ([]datasets.FairnessCheck, error) {
 		switch {
 		case r.Check == "":
 			err = errors.New("no check")
-		case r.Scope != datasets.ScopeCell && r.Scope != datasets.ScopeBatch:
-			err = fmt.Errorf("scope %q, want cell or batch", r.Scope)
+		case r.Scope != datasets.ScopeCell && r.Scope != datasets.ScopeBatch && r.Scope != datasets.ScopeExperiment:
+			err = fmt.Errorf("scope %q, want cell, batch or experiment", r.Scope)
 		case r.Scope == datasets.ScopeCell && r.CellID == nil:
 			err = errors.New("a cell check without cell_id")
 		}
