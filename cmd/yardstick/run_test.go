@@ -18,11 +18,12 @@ import (
 	"yardstick/pipeline"
 )
 
-// The run scripts need the Go sample target: it is built once per test
+// The run scripts need the sample targets: they are built once per test
 // binary and linked into every script's $WORK/bin.
 var (
 	sampleOnce sync.Once
 	sampleBin  string
+	sampleJar  string
 	sampleErr  error
 )
 
@@ -37,6 +38,13 @@ func buildSample() (string, error) {
 		out, err := exec.Command("go", "build", "-o", sampleBin, "yardstick/targets/go").CombinedOutput()
 		if err != nil {
 			sampleErr = fmt.Errorf("build the Go sample target: %v\n%s", err, out)
+			return
+		}
+		sampleJar = filepath.Join(dir, "sample-jvm.jar")
+		build := exec.Command("sh", "targets/java/build.sh", sampleJar)
+		build.Dir = "../.."
+		if out, err := build.CombinedOutput(); err != nil {
+			sampleErr = fmt.Errorf("build the JVM sample target (needs a JDK: apt-get install openjdk-17-jdk-headless): %v\n%s", err, out)
 		}
 	})
 	return sampleBin, sampleErr
@@ -49,6 +57,9 @@ func init() {
 			return err
 		}
 		if err := os.MkdirAll(filepath.Join(e.WorkDir, "bin"), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(sampleJar, filepath.Join(e.WorkDir, "bin", "sample-jvm.jar")); err != nil {
 			return err
 		}
 		return os.Symlink(bin, filepath.Join(e.WorkDir, "bin", "sample-go"))
