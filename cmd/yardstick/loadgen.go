@@ -48,8 +48,10 @@ func runLoadgen(ctx context.Context, env *cliEnv, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout")
 	cpus := fs.String("cpus", "", "CPU list to pin the load generator to, e.g. 1 or 2-3")
 	workers := fs.Int("workers", 0, "event loops; 0 means one per usable CPU")
-	payload := fs.Int("payload", 0, "length of the text substituted for {payload}")
+	payload := fs.Int("payload", 0, "substituted for {payload} as a number, and for {payload_text} as that many bytes of text")
 	seed := fs.Uint64("seed", 1, "seed of the {vary} values")
+	varyMin := fs.Int64("vary-min", 0, "lowest {vary} value")
+	varyMax := fs.Int64("vary-max", 0, "highest {vary} value (0 with --vary-min 0: up to 999999999)")
 	maxReq := fs.Int64("max-requests", 0, "stop after this many requests (0: no bound but the duration)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	stdio := fs.Bool("stdio", false, "driver mode: read the spec from stdin, stream JSON lines to stdout (see PROTOCOL.md)")
@@ -122,6 +124,8 @@ func runLoadgen(ctx context.Context, env *cliEnv, args []string) error {
 		Timeout:     loadgen.Duration(*timeout),
 		Payload:     *payload,
 		Seed:        *seed,
+		VaryMin:     *varyMin,
+		VaryMax:     *varyMax,
 		MaxRequests: *maxReq,
 		Workers:     *workers,
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -71,6 +72,9 @@ func init() {
 	scriptCmds["noleftovers"] = cmdNoLeftovers
 	scriptCmds["freeport"] = cmdFreePort
 	scriptCmds["cellstatus"] = cmdCellStatus
+	scriptCmds["freeports"] = cmdFreePorts
+	scriptCmds["replace"] = cmdReplace
+	scriptCmds["fairnessrows"] = cmdFairnessRows
 	scriptCmds["subst"] = cmdSubst
 }
 
@@ -252,5 +256,77 @@ func cmdCellStatus(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		fmt.Fprintf(ts.Stdout(), "%s %s %s\n", c.Name, cp.Status, cp.Error)
+	}
+}
+
+// freeports VAR N: set VAR to a port P such that P+1 .. P+N are all free
+// on loopback now.
+func cmdFreePorts(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: freeports VAR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	for try := 0; try < 200; try++ {
+		base := 20000 + rand.IntN(40000)
+		ok := true
+		for p := base + 1; p <= base+n && ok; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok {
+			ts.Setenv(args[0], strconv.Itoa(base))
+			return
+		}
+	}
+	ts.Fatalf("no run of %d free ports found", n)
+}
+
+// replace FILE OLD NEW: replace OLD by NEW in FILE.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	f := ts.MkAbs(args[0])
+	b, err := os.ReadFile(f)
+	ts.Check(err)
+	if !strings.Contains(string(b), args[1]) {
+		ts.Fatalf("%s does not contain %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(f, []byte(strings.ReplaceAll(string(b), args[1], args[2])), 0o644))
+}
+
+// fairnessrows RUNDIR: print one line per fairness row:
+// "check pass|FAIL batch subject", where subject is the cell's variant and
+// point for a cell row, "batch" for a batch row.
+func cmdFairnessRows(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: fairnessrows RUNDIR")
+	}
+	rd := &pipeline.RunDir{Root: args[0]}
+	p, err := rd.ReadPlan()
+	ts.Check(err)
+	names := map[string]string{}
+	for _, c := range p.Cells {
+		names[c.ID] = c.Name
+	}
+	b, err := os.ReadFile(rd.Path("fairness.json"))
+	ts.Check(err)
+	var rows []pipeline.FairnessRow
+	ts.Check(json.Unmarshal(b, &rows))
+	for _, r := range rows {
+		verdict := "pass"
+		if !r.Pass {
+			verdict = "FAIL"
+		}
+		subject := r.Scope
+		if r.CellID != nil {
+			subject = names[*r.CellID]
+		}
+		fmt.Fprintf(ts.Stdout(), "%s %s %s %s\n", r.Check, verdict, r.Batch, subject)
 	}
 }

@@ -49,6 +49,9 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 	if c.Point.Payload != nil {
 		s.Payload = *c.Point.Payload
 	}
+	if req.Vary != nil {
+		s.VaryMin, s.VaryMax = req.Vary.Min, req.Vary.Max
+	}
 	for _, k := range sortedKeys(req.Headers) {
 		s.Headers = append(s.Headers, k+": "+subst(req.Headers[k]))
 	}

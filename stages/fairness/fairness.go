@@ -7,7 +7,8 @@
 // Each check is one function below, named as in METHODOLOGY.md:
 // event_loops, log_bytes, response_bytes, response_varies,
 // loadgen_saturation, littles_law, nagle_floor, affinity, gc_window,
-// cross_batch.
+// cross_batch; and error_rate, since a window of failed requests measures
+// nothing else.
 package fairness
 
 import (
@@ -32,6 +33,9 @@ const (
 	// RateShortfall: an open loop that sent less than this share of its
 	// rate did not offer the load it was asked for.
 	RateShortfall = 0.97
+	// ErrorShare: a window with more failed requests than this share
+	// measured errors, not the service.
+	ErrorShare = 0.01
 	// LateShare: more late sends than this share of all sends.
 	LateShare = 0.01
 	// LittleTolerance: connections / throughput against mean latency.
@@ -76,6 +80,7 @@ func Check(in Input) []pipeline.FairnessRow {
 		bc.perRequestBytes("log_bytes", b.Fairness.LogBytesPerRequest, "access-log bytes/request", logBytes)
 		bc.perRequestBytes("response_bytes", b.Fairness.ResponseBytesPerRequest, "response bytes/request", responseBytes)
 		for _, ci := range cells {
+			bc.errorRate(ci)
 			bc.responseVaries(ci)
 			bc.saturation(ci)
 			bc.littlesLaw(ci)
@@ -275,6 +280,18 @@ func pointKey(c pipeline.Cell) string {
 	return s
 }
 
+// errorRate: the kept window's requests mostly succeeded; a window full of
+// 4xx, 5xx or timeouts measures the error path, not the service.
+func (bc *batchCheck) errorRate(ci cellInfo) {
+	l := ci.cp.Load
+	if l == nil || l.Requests+l.Errors == 0 {
+		return
+	}
+	share := float64(l.Errors) / float64(max(l.Requests, l.Errors))
+	bc.cellRow(ci, "error_rate", share <= ErrorShare, num(ErrorShare), num(share), nil, "share",
+		fmt.Sprintf("%d of %d requests failed in the window (%.2f%%); whole run: %s", l.Errors, max(l.Requests, l.Errors), share*100, nonzero(l.StatusCounts, l.ErrorsByKind)))
+}
+
 // responseVaries: two requests with different {vary} values got different
 // bodies.
 func (bc *batchCheck) responseVaries(ci cellInfo) {
@@ -391,6 +408,27 @@ func (bc *batchCheck) gcWindow(ci cellInfo) {
 	bc.cellRow(ci, "gc_window", true, nil, num(float64(g.Count)), nil, "collections",
 		fmt.Sprintf("%d collection(s) in the window (%s), %d before it (warm-up), %d after it (idle); pauses %d us total, %d us max",
 			g.Count, g.Source, g.CountBefore, g.CountAfter, g.PauseTotalUS, g.PauseMaxUS))
+}
+
+// nonzero formats the non-zero counts of status classes and error kinds.
+func nonzero(ms ...map[string]int64) string {
+	var parts []string
+	for _, m := range ms {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if m[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing recorded"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func median(xs []float64) float64 {

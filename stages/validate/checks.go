@@ -286,7 +286,7 @@ func checkWorkload(c *checker) {
 	for k, v := range r.Headers {
 		text += k + v
 	}
-	usesPayload := strings.Contains(text, "{payload}")
+	usesPayload := strings.Contains(text, "{payload}") || strings.Contains(text, "{payload_text}")
 	switch {
 	case usesPayload && len(wl.Payload) == 0:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {payload} but workload.payload is not set")

@@ -7,7 +7,8 @@
 //     target must be on loopback, and every run is bounded in time
 //     ([MaxDuration]) and optionally in count (Spec.MaxRequests).
 //  2. The request is rendered up front: method, path, headers and body with
-//     {payload} replaced, and, when the template holds {vary}, one variant
+//     {payload} (the size as a number) and {payload_text} (that many bytes
+//     of text) replaced, and, when the template holds {vary}, one variant
 //     per value drawn from a seeded source (Spec.Variants, 256 by default).
 //     The hot path only picks a variant.
 //  3. The connections are shared out among workers, one per CPU the

@@ -10,8 +10,13 @@ import (
 
 // Placeholders a request template may hold in its path, headers or body.
 const (
-	// PayloadPlaceholder is replaced by Spec.Payload bytes of filler text.
+	// PayloadPlaceholder is replaced by Spec.Payload as a decimal number
+	// (a size for the target to generate: "/api/generated/{payload}";
+	// a 2 KB path parameter would measure the router, METHODOLOGY.md 2).
 	PayloadPlaceholder = "{payload}"
+	// PayloadTextPlaceholder is replaced by Spec.Payload bytes of filler
+	// text (a request body of that size).
+	PayloadTextPlaceholder = "{payload_text}"
 	// VaryPlaceholder is replaced by a value drawn from the seeded source,
 	// different from request to request, so that a target answering from a
 	// cache or with a constant body can be detected.
@@ -46,7 +51,8 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	path := u.EscapedPath()
 	// url.Parse escapes braces; let the placeholders through unescaped.
 	path = strings.NewReplacer("%7Bpayload%7D", PayloadPlaceholder, "%7Bvary%7D", VaryPlaceholder,
-		"%7bpayload%7d", PayloadPlaceholder, "%7bvary%7d", VaryPlaceholder).Replace(path)
+		"%7bpayload%7d", PayloadPlaceholder, "%7bvary%7d", VaryPlaceholder,
+		"%7Bpayload_text%7D", PayloadTextPlaceholder, "%7bpayload_text%7d", PayloadTextPlaceholder).Replace(path)
 	if path == "" {
 		path = "/"
 	}
@@ -72,9 +78,9 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	}
 	head := tmpl.String()
 	body := s.Body
-	pl := payload(s.Payload)
-	head = strings.ReplaceAll(head, PayloadPlaceholder, pl)
-	body = strings.ReplaceAll(body, PayloadPlaceholder, pl)
+	sub := strings.NewReplacer(PayloadTextPlaceholder, payload(s.Payload), PayloadPlaceholder, strconv.Itoa(s.Payload))
+	head = sub.Replace(head)
+	body = sub.Replace(body)
 	if strings.ContainsAny(strings.ReplaceAll(head, VaryPlaceholder, ""), "\x00") {
 		return nil, fmt.Errorf("request head holds a NUL byte")
 	}
@@ -82,10 +88,15 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	r := &requests{head: strings.EqualFold(s.Method, "HEAD")}
 	vary := strings.Contains(head, VaryPlaceholder) || strings.Contains(body, VaryPlaceholder)
 	n := 1
+	lo, hi := s.varyRange()
 	if vary {
 		n = s.Variants
 		if n <= 0 {
 			n = DefaultVariants
+		}
+		// n distinct values must fit in the range.
+		if span := hi - lo + 1; span < uint64(n) {
+			n = int(span)
 		}
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x79617264)) // "yard"
@@ -95,7 +106,7 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 		if vary {
 			var v string
 			for { // distinct values, so that n variants are n different requests
-				v = strconv.FormatUint(rng.Uint64N(1_000_000_000), 10)
+				v = strconv.FormatUint(lo+rng.Uint64N(hi-lo+1), 10)
 				if !seen[v] {
 					break
 				}

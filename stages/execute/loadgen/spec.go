@@ -63,7 +63,8 @@ type Spec struct {
 	Method string `json:"method,omitempty"`
 	// Headers are extra request headers, "Name: value" each.
 	Headers []string `json:"headers,omitempty"`
-	// Body is the request body; {payload} and {vary} are substituted.
+	// Body is the request body; {payload}, {payload_text} and {vary} are
+	// substituted.
 	Body string `json:"body,omitempty"`
 	// Connections is the number of keep-alive HTTP/1.1 connections.
 	Connections int `json:"connections"`
@@ -79,12 +80,17 @@ type Spec struct {
 	PeakRPS      float64 `json:"peak_rps,omitempty"`
 	// Timeout bounds each request; 0 means 10s.
 	Timeout Duration `json:"timeout,omitempty"`
-	// Payload is the length of the string substituted for {payload}.
+	// Payload is substituted for {payload} as a number, and for
+	// {payload_text} as that many bytes of filler text.
 	Payload int `json:"payload,omitempty"`
 	// Seed seeds the source of {vary} values and of the variant order.
 	Seed uint64 `json:"seed,omitempty"`
 	// Variants is the number of pre-rendered {vary} values (default 256).
 	Variants int `json:"variants,omitempty"`
+	// VaryMin and VaryMax bound the {vary} values (inclusive); both 0
+	// means 0..999999999.
+	VaryMin int64 `json:"vary_min,omitempty"`
+	VaryMax int64 `json:"vary_max,omitempty"`
 	// MaxRequests bounds the number of requests sent; 0 means no bound
 	// other than the duration.
 	MaxRequests int64 `json:"max_requests,omitempty"`
@@ -95,6 +101,14 @@ type Spec struct {
 	// CPUs, when set, is the CPU list the load generator process pins itself
 	// to in driver mode (see PROTOCOL.md). Run itself never pins.
 	CPUs string `json:"cpus,omitempty"`
+}
+
+// varyRange returns the inclusive range of {vary} values.
+func (s *Spec) varyRange() (lo, hi uint64) {
+	if s.VaryMin == 0 && s.VaryMax == 0 {
+		return 0, 999_999_999
+	}
+	return uint64(s.VaryMin), uint64(s.VaryMax)
 }
 
 // EffectiveRate is the open-loop rate the spec asks for, 0 for a closed loop.
@@ -170,6 +184,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Payload < 0 || s.Payload > 64<<20 {
 		bad("payload %d: want 0..64MiB", s.Payload)
+	}
+	if s.VaryMin < 0 || s.VaryMax < s.VaryMin {
+		bad("vary range %d..%d: want 0 <= min <= max", s.VaryMin, s.VaryMax)
 	}
 	if s.Variants < 0 || s.Variants > 65536 {
 		bad("variants %d: want 0..65536", s.Variants)

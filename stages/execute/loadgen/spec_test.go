@@ -88,7 +88,7 @@ func TestCPUList(t *testing.T) {
 
 func TestRequestTemplates(t *testing.T) {
 	t.Parallel()
-	s := Spec{URL: "http://127.0.0.1:8080/api/strings/{vary}?p={payload}", Method: "POST", Body: `{"v":"{vary}","p":"{payload}"}`,
+	s := Spec{URL: "http://127.0.0.1:8080/api/strings/{vary}?p={payload_text}&n={payload}", Method: "POST", Body: `{"v":"{vary}","p":"{payload_text}","n":{payload}}`,
 		Headers: []string{"X-Test: {vary}"}, Payload: 5, Seed: 42, Connections: 1, Duration: Duration(time.Second)}
 	d := s.withDefaults()
 	r, err := renderRequests(&d, "127.0.0.1:8080")
@@ -103,8 +103,8 @@ func TestRequestTemplates(t *testing.T) {
 		req := string(v)
 		val := r.varyValues[i]
 		head, body, _ := strings.Cut(req, "\r\n\r\n")
-		if !strings.HasPrefix(head, "POST /api/strings/"+val+"?p=abcde HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n") ||
-			!strings.Contains(head, "X-Test: "+val+"\r\n") || body != `{"v":"`+val+`","p":"abcde"}` ||
+		if !strings.HasPrefix(head, "POST /api/strings/"+val+"?p=abcde&n=5 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n") ||
+			!strings.Contains(head, "X-Test: "+val+"\r\n") || body != `{"v":"`+val+`","p":"abcde","n":5}` ||
 			!strings.Contains(head+"\r\n", "Content-Length: "+strconv.Itoa(len(body))+"\r\n") {
 			t.Fatalf("variant %d:\n%s", i, req)
 		}
@@ -117,5 +117,23 @@ func TestRequestTemplates(t *testing.T) {
 	r2, _ := renderRequests(&d, "127.0.0.1:8080")
 	if !slices.Equal(r.varyValues, r2.varyValues) {
 		t.Error("same seed, different values")
+	}
+
+	// A range bounds the values; a range narrower than the variants gives
+	// one variant per value.
+	d.VaryMin, d.VaryMax = 16, 20
+	r3, err := renderRequests(&d, "127.0.0.1:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Clone(r3.varyValues)
+	slices.Sort(got)
+	if want := []string{"16", "17", "18", "19", "20"}; !slices.Equal(got, want) {
+		t.Errorf("vary 16..20 gave values %v, want %v", got, want)
+	}
+	bad := d
+	bad.VaryMin, bad.VaryMax = 5, 4
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "vary range") {
+		t.Errorf("vary 5..4 validated: %v", err)
 	}
 }

@@ -141,6 +141,26 @@ func TestFaultStatic(t *testing.T) {
 	}
 }
 
+// TestFaultHeaderPad: every response carries an X-Pad header of exactly N
+// bytes, and the body is the fair one.
+func TestFaultHeaderPad(t *testing.T) {
+	t.Parallel()
+	fair := NewHandler(Config{WorkFactor: 2})
+	faulty := NewHandler(Config{WorkFactor: 2, Faults: Faults{HeaderPad: 300}})
+	for _, path := range []string{"/hello", "/api/strings/abc", "/api/generated/7", "/api/generated/x"} {
+		f, p := do(t, fair, "GET", path, ""), do(t, faulty, "GET", path, "")
+		if f.Header().Get("X-Pad") != "" {
+			t.Errorf("fair %s has an X-Pad header", path)
+		}
+		if got := len(p.Header().Get("X-Pad")); got != 300 {
+			t.Errorf("%s: X-Pad of %d bytes, want 300", path, got)
+		}
+		if p.Code != f.Code || p.Body.String() != f.Body.String() {
+			t.Errorf("%s: header pad changed the answer: %d %s vs %d %s", path, p.Code, p.Body, f.Code, f.Body)
+		}
+	}
+}
+
 // TestFaultClose: a raw client on one connection. With Close the first
 // response carries Connection: close and the server then closes the
 // connection, so the second request gets EOF (or a reset); the fair server

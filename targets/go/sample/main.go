@@ -21,7 +21,7 @@ import (
 // the program name) until SIGINT or SIGTERM, and returns the exit status.
 // Every flag has an environment variable that sets its default: PORT,
 // ADDR, ACCESS_LOG, TCP_NODELAY, WORK_FACTOR, and for the fault-injection
-// switches FAULT_LOG_PAD, FAULT_STATIC, FAULT_CLOSE, FAULT_AFFINITY (see
+// switches FAULT_LOG_PAD, FAULT_STATIC, FAULT_CLOSE, FAULT_HEADER_PAD, FAULT_AFFINITY (see
 // Faults and targets/go/README.md). GOMAXPROCS, GOMEMLIMIT and GOGC are
 // read by the Go runtime itself.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logPad := fs.Int("fault-log-pad", envInt("FAULT_LOG_PAD", 0), "FAULT: add N bytes to every access-log line [$FAULT_LOG_PAD]")
 	static := fs.Bool("fault-static", envBool("FAULT_STATIC", false), "FAULT: /api/strings and /api/generated repeat their first answer whatever the input [$FAULT_STATIC]")
 	closeConn := fs.Bool("fault-close", envBool("FAULT_CLOSE", false), "FAULT: send Connection: close and close the connection after every response [$FAULT_CLOSE]")
+	headerPad := fs.Int("fault-header-pad", envInt("FAULT_HEADER_PAD", 0), "FAULT: add an X-Pad header of N bytes to every response [$FAULT_HEADER_PAD]")
 	affinity := fs.String("fault-affinity", os.Getenv("FAULT_AFFINITY"), "FAULT: at start-up re-pin every thread to this CPU list, e.g. 0-1 [$FAULT_AFFINITY]")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *logPad < 0 || *logPad > MaxLogPad {
 		return fmt.Errorf("fault log pad %d: want 0..%d", *logPad, MaxLogPad)
+	}
+	if *headerPad < 0 || *headerPad > MaxLogPad {
+		return fmt.Errorf("fault header pad %d: want 0..%d", *headerPad, MaxLogPad)
 	}
 	var pinTo []int
 	if *affinity != "" {
@@ -96,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	cfg := Config{WorkFactor: *work, Faults: Faults{LogPad: *logPad, Static: *static, Close: *closeConn}}
+	cfg := Config{WorkFactor: *work, Faults: Faults{LogPad: *logPad, Static: *static, Close: *closeConn, HeaderPad: *headerPad}}
 	var logw *bufio.Writer
 	var logMu sync.Mutex
 	if *logPath != "" {

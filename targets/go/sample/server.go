@@ -63,6 +63,10 @@ type Faults struct {
 	// each request, time that per-request latency does not show. Trips
 	// check littles_law.
 	Close bool
+	// HeaderPad adds an X-Pad header of HeaderPad bytes to every response:
+	// more bytes on the wire for the same answer (one framework's extra
+	// headers). Trips check response_bytes.
+	HeaderPad int
 }
 
 // NewHandler returns the service's handler.
@@ -86,6 +90,9 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.Faults.Close {
 		h = closeHandler{h}
 	}
+	if cfg.Faults.HeaderPad > 0 {
+		h = headerPadHandler{next: h, pad: strings.Repeat("x", cfg.Faults.HeaderPad)}
+	}
 	if cfg.AccessLog == nil {
 		return h
 	}
@@ -105,6 +112,17 @@ type closeHandler struct{ next http.Handler }
 func (c closeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
 	c.next.ServeHTTP(w, r)
+}
+
+// headerPadHandler is the HeaderPad fault.
+type headerPadHandler struct {
+	next http.Handler
+	pad  string
+}
+
+func (p headerPadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header()["X-Pad"] = []string{p.pad}
+	p.next.ServeHTTP(w, r)
 }
 
 // static answers from slot when the static fault is on and slot holds a
