@@ -66,6 +66,13 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return usagef("want one definition (or --resume RUNDIR), got %d arguments", len(args))
 	}
+	return executeRun(ctx, env, rd, p, *only, *strict)
+}
+
+// executeRun runs the plan's cells in rd (those without a checkpoint),
+// then the fairness checks and the datasets, and prints the summary. It is
+// the tail of run, run --resume and rerun.
+func executeRun(ctx context.Context, env *cliEnv, rd *pipeline.RunDir, p *pipeline.Plan, only string, strict bool) error {
 	if err := checkMachine(p); err != nil {
 		return err
 	}
@@ -82,7 +89,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	sum, err := execute.Run(ctx, rd, p, execute.Options{
 		Self:     self,
 		Workdir:  env.wd,
-		Only:     *only,
+		Only:     only,
 		Progress: env.stderr,
 		Terminal: isTerminal(env.stderr),
 	})
@@ -101,7 +108,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	for _, w := range tsum.Warnings {
 		fmt.Fprintf(env.stderr, "datasets: warning: %s\n", w)
 	}
-	if werr := execute.WriteSummary(env.stdout, rd, p, *only); werr != nil {
+	if werr := execute.WriteSummary(env.stdout, rd, p, only); werr != nil {
 		return werr
 	}
 	fmt.Fprintf(env.stdout, "\n%d cell(s) planned: %d done, %d failed, %d already done, %d pending\nrun directory: %s\n",
@@ -114,7 +121,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "%d cell(s) failed; their checkpoints say why\n", sum.Failed)
 		return errPrinted
 	}
-	if *strict && failedChecks > 0 {
+	if strict && failedChecks > 0 {
 		fmt.Fprintf(env.stderr, "--strict: %d fairness check(s) failed\n", failedChecks)
 		return errPrinted
 	}
@@ -198,12 +205,21 @@ func newRun(ctx context.Context, env *cliEnv, arg, out string, pf *planFlags) (*
 	if err := rd.WritePlan(p); err != nil {
 		return nil, nil, err
 	}
-	e := machine.Capture(ctx)
-	e.Yardstick, e.SourceHash, e.PlanHash, e.Workdir = Version(), p.SourceHash, p.Hash, env.wd
+	e := captureEnvironment(ctx, env, p)
 	if err := pipeline.WriteJSONAtomic(rd.Path("environment.json"), e); err != nil {
 		return nil, nil, err
 	}
+	if err := rd.WriteLock(machine.Lock(p, env.wd, e)); err != nil {
+		return nil, nil, err
+	}
 	return p, rd, nil
+}
+
+// captureEnvironment describes this machine for a run of plan p.
+func captureEnvironment(ctx context.Context, env *cliEnv, p *pipeline.Plan) pipeline.Environment {
+	e := machine.Capture(ctx)
+	e.Yardstick, e.SourceHash, e.PlanHash, e.Workdir = Version(), p.SourceHash, p.Hash, env.wd
+	return e
 }
 
 // checkMachine refuses a plan whose CPU sets this machine does not have:

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ func init() {
 		if err := os.MkdirAll(filepath.Join(e.WorkDir, "bin"), 0o755); err != nil {
 			return err
 		}
+		e.Setenv("SAMPLE_BIN", bin)
 		if err := os.Symlink(sampleJar, filepath.Join(e.WorkDir, "bin", "sample-jvm.jar")); err != nil {
 			return err
 		}
@@ -75,6 +77,7 @@ func init() {
 	scriptCmds["freeports"] = cmdFreePorts
 	scriptCmds["replace"] = cmdReplace
 	scriptCmds["fairnessrows"] = cmdFairnessRows
+	scriptCmds["sameplan"] = cmdSamePlan
 	scriptCmds["subst"] = cmdSubst
 }
 
@@ -100,16 +103,20 @@ func cmdWaitCheckpoints(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// rundir VAR: set VAR to the one run directory under $WORK/results.
+// rundir VAR...: set the VARs to the run directories under $WORK/results,
+// oldest first (run ids sort by time); there must be exactly as many.
 func cmdRunDir(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 || neg {
-		ts.Fatalf("usage: rundir VAR")
+	if len(args) == 0 || neg {
+		ts.Fatalf("usage: rundir VAR...")
 	}
 	m, _ := filepath.Glob(filepath.Join(ts.Getenv("WORK"), "results", "*", pipeline.RunIDPrefix+"*"))
-	if len(m) != 1 {
-		ts.Fatalf("want one run directory, found %v", m)
+	if len(m) != len(args) {
+		ts.Fatalf("want %d run directories, found %v", len(args), m)
 	}
-	ts.Setenv(args[0], m[0])
+	sort.Strings(m)
+	for i, v := range args {
+		ts.Setenv(v, m[i])
+	}
 }
 
 // snapshot RUNDIR FILE: record every checkpoint's start time.
@@ -328,5 +335,28 @@ func cmdFairnessRows(ts *testscript.TestScript, neg bool, args []string) {
 			subject = names[*r.CellID]
 		}
 		fmt.Fprintf(ts.Stdout(), "%s %s %s %s\n", r.Check, verdict, r.Batch, subject)
+	}
+}
+
+// sameplan RUN_A RUN_B: both runs have the same plan hash and cell ids, in
+// the same order.
+func cmdSamePlan(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: sameplan RUN_A RUN_B")
+	}
+	a, err := (&pipeline.RunDir{Root: args[0]}).ReadPlan()
+	ts.Check(err)
+	b, err := (&pipeline.RunDir{Root: args[1]}).ReadPlan()
+	ts.Check(err)
+	if a.Hash != b.Hash || len(a.Cells) != len(b.Cells) {
+		ts.Fatalf("plans differ: hash %s vs %s, %d vs %d cells", a.Hash, b.Hash, len(a.Cells), len(b.Cells))
+	}
+	for i := range a.Cells {
+		if a.Cells[i].ID != b.Cells[i].ID {
+			ts.Fatalf("cell %d: %s vs %s", i, a.Cells[i].ID, b.Cells[i].ID)
+		}
+		if _, err := (&pipeline.RunDir{Root: args[1]}).ReadCheckpoint(b.Cells[i].ID); err != nil {
+			ts.Fatalf("cell %s has no checkpoint in %s", b.Cells[i].Name, args[1])
+		}
 	}
 }
