@@ -52,8 +52,17 @@ func buildSample() (string, error) {
 	return sampleBin, sampleErr
 }
 
+// realRuns serializes the scripts that measure (run_*, rerun_*): they all
+// pin targets to CPU 0 and load generators to CPU 1, and two at once would
+// measure each other.
+var realRuns sync.Mutex
+
 func init() {
 	scriptSetups = append(scriptSetups, func(e *testscript.Env) error {
+		if name := filepath.Base(e.WorkDir); strings.HasPrefix(name, "script-run_") || strings.HasPrefix(name, "script-rerun_") {
+			realRuns.Lock()
+			e.Defer(realRuns.Unlock)
+		}
 		bin, err := buildSample()
 		if err != nil {
 			return err
@@ -225,11 +234,9 @@ func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: freeport VAR")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ts.Setenv(args[0], strconv.Itoa(port))
+	cmdFreePorts(ts, false, []string{args[0] + "_BASE", "1"})
+	base, _ := strconv.Atoi(ts.Getenv(args[0] + "_BASE"))
+	ts.Setenv(args[0], strconv.Itoa(base+1))
 }
 
 // subst FILE VAR...: replace $VAR in FILE by the variable's value (CUE
@@ -267,7 +274,8 @@ func cmdCellStatus(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // freeports VAR N: set VAR to a port P such that P+1 .. P+N are all free
-// on loopback now.
+// on loopback now. P is below the kernel's ephemeral range, where the load
+// generators' own client sockets take their ports.
 func cmdFreePorts(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || neg {
 		ts.Fatalf("usage: freeports VAR N")
@@ -275,7 +283,7 @@ func cmdFreePorts(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	for try := 0; try < 200; try++ {
-		base := 20000 + rand.IntN(40000)
+		base := 10000 + rand.IntN(20000)
 		ok := true
 		for p := base + 1; p <= base+n && ok; p++ {
 			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))

@@ -36,8 +36,10 @@ const (
 	// ErrorShare: a window with more failed requests than this share
 	// measured errors, not the service.
 	ErrorShare = 0.01
-	// LateShare: more late sends than this share of all sends.
-	LateShare = 0.01
+	// LateShare: more late sends (over 1 ms behind the schedule) than this
+	// share of all sends: a loop that keeps up is late only through
+	// scheduling jitter, a few percent at most on a busy machine.
+	LateShare = 0.10
 	// LittleTolerance: connections / throughput against mean latency.
 	LittleTolerance = 0.10
 	// NagleLow and NagleHigh bound the Nagle + delayed-ACK floor: 40 ms is
