@@ -616,7 +616,7 @@ func curves(d *doc, b *Batch) {
 			if k == "rps" {
 				ch.title, ch.yLabel, ch.yFormat, ch.zeroY = "Batch "+b.Name+": throughput"+plLabel, "requests/s (median)", fmtRPS, true
 			} else {
-				ch.title, ch.yLabel, ch.yFormat, ch.yLog = "Batch "+b.Name+": p99"+plLabel, "p99 latency (median)", fmtLatency, true
+				ch.title, ch.yLabel, ch.yFormat, ch.yTick, ch.yLog = "Batch "+b.Name+": p99"+plLabel, "p99 latency (median)", fmtLatency, msTick, true
 			}
 			for _, v := range b.Variants {
 				s := series{name: v.Label, color: v.Color}
@@ -640,7 +640,7 @@ func curves(d *doc, b *Batch) {
 	}
 }
 
-var spectrumTicks = []tick{{1, "0"}, {2, "50"}, {10, "90"}, {100, "99"}, {1000, "99.9"}, {1e4, "99.99"}, {1e5, "99.999"}}
+var spectrumTicks = []tick{{1, "0"}, {10, "90"}, {100, "99"}, {1000, "99.9"}, {1e4, "99.99"}, {1e5, "99.999"}}
 
 func spectrumCharts(d *doc, t *tables, b *Batch) {
 	if len(t.spectrum) == 0 {
@@ -653,7 +653,7 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 	first := true
 	for _, p := range b.Points {
 		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + p.Label(), xLabel: "percentile (log scale of 1/(1-p))",
-			yLabel: "latency (median of repeats)", xLog: true, yLog: true, xTicks: spectrumTicks, yFormat: fmtLatency, vline: math.NaN()}
+			yLabel: "latency (median of repeats)", xLog: true, yLog: true, xTicks: spectrumTicks, yFormat: fmtLatency, yTick: msTick, vline: math.NaN()}
 		for _, v := range b.Variants {
 			g := b.Group(v, p)
 			if g == nil {
@@ -759,6 +759,9 @@ func ramp(d *doc, t *tables, b *Batch) {
 	}
 	d.chart(&chartFile{File: "rampup-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
 }
+
+// msTick labels a power of ten of microseconds in milliseconds.
+func msTick(us float64) string { return trimFloat(us/1000) + " ms" }
 
 func mean(vs []float64) float64 {
 	var s float64

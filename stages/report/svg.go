@@ -34,7 +34,9 @@ type lineChart struct {
 	// xTicks, when set, replace the computed x ticks.
 	xTicks  []tick
 	yFormat func(float64) string
-	series  []series
+	// yTick, when set, labels the ticks of a log y axis (powers of ten).
+	yTick  func(float64) string
+	series []series
 	// vline draws a dashed vertical marker at x (when not NaN).
 	vline      float64
 	vlineLabel string
@@ -96,7 +98,11 @@ func (c *lineChart) svg() string {
 			y1++
 		}
 		for e := y0; e <= y1+1e-9; e++ {
-			yt = append(yt, tick{e, c.yFormat(math.Pow(10, e))})
+			f := c.yFormat
+			if c.yTick != nil {
+				f = c.yTick
+			}
+			yt = append(yt, tick{e, f(math.Pow(10, e))})
 		}
 	} else {
 		if c.zeroY {
