@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 
+	"yardstick/stages/report/reporttest"
 	"yardstick/stages/tabulate/tabulatetest"
 )
 
@@ -29,5 +30,23 @@ func init() {
 			os.Exit(1)
 		}
 		fmt.Println(tabulatetest.Path(args[0]))
+	}
+}
+
+// mkreportrun writes the report stage's fixture run (five repeats, a heap
+// batch, a failed and an unfair cell) with its Parquet tables under the
+// results directory it is given: mkreportrun RESULTS.
+func init() {
+	scriptCommands["mkreportrun"] = func() {
+		if len(os.Args) != 2 {
+			fmt.Fprintln(os.Stderr, "usage: mkreportrun RESULTS")
+			os.Exit(2)
+		}
+		dir, err := reporttest.Write(os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mkreportrun:", err)
+			os.Exit(1)
+		}
+		fmt.Println(dir)
 	}
 }

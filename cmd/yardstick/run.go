@@ -19,6 +19,7 @@ import (
 	"yardstick/stages/execute"
 	"yardstick/stages/execute/machine"
 	"yardstick/stages/fairness"
+	"yardstick/stages/report"
 	"yardstick/stages/tabulate"
 )
 
@@ -113,6 +114,11 @@ func executeRun(ctx context.Context, env *cliEnv, rd *pipeline.RunDir, p *pipeli
 	}
 	fmt.Fprintf(env.stdout, "\n%d cell(s) planned: %d done, %d failed, %d already done, %d pending\nrun directory: %s\n",
 		sum.Planned, sum.Done, sum.Failed, sum.Skipped, sum.Pending, rd.Root)
+	if rres, rerr := report.Run(rd.Root, report.Options{}); rerr != nil {
+		fmt.Fprintf(env.stderr, "report: %v\n", rerr)
+	} else {
+		fmt.Fprintf(env.stdout, "report: %s\n", filepath.Join(rres.Out, "report.md"))
+	}
 	if sum.Interrupted {
 		fmt.Fprintf(env.stderr, "interrupted; every process stopped. Resume with: yardstick run --resume %s\n", rd.Root)
 		return errPrinted

@@ -1,0 +1,208 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"strings"
+)
+
+// A doc is the report as a list of blocks, rendered to Markdown and to
+// HTML by the same walk so that both say the same thing.
+type doc struct {
+	blocks []block
+}
+
+type blockKind int
+
+const (
+	bHeading blockKind = iota
+	bPara
+	bTable
+	bChart
+	bList
+)
+
+type block struct {
+	kind  blockKind
+	level int
+	text  string
+	// caption is a table's preconditions line.
+	caption string
+	head    []string
+	rows    [][]string
+	items   []string
+	chart   *chartFile
+}
+
+// A chartFile is one SVG chart written beside the report.
+type chartFile struct {
+	File  string
+	Title string
+	SVG   string
+}
+
+func (d *doc) h(level int, format string, args ...any) {
+	d.blocks = append(d.blocks, block{kind: bHeading, level: level, text: fmt.Sprintf(format, args...)})
+}
+
+func (d *doc) p(format string, args ...any) {
+	d.blocks = append(d.blocks, block{kind: bPara, text: fmt.Sprintf(format, args...)})
+}
+
+func (d *doc) list(items []string) {
+	d.blocks = append(d.blocks, block{kind: bList, items: items})
+}
+
+func (d *doc) table(caption string, head []string, rows [][]string) {
+	d.blocks = append(d.blocks, block{kind: bTable, caption: caption, head: head, rows: rows})
+}
+
+func (d *doc) chart(c *chartFile) {
+	d.blocks = append(d.blocks, block{kind: bChart, chart: c})
+}
+
+func (d *doc) charts() []*chartFile {
+	var out []*chartFile
+	for _, b := range d.blocks {
+		if b.kind == bChart {
+			out = append(out, b.chart)
+		}
+	}
+	return out
+}
+
+func mdCell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+}
+
+// markdown renders the document as GitHub-flavoured Markdown; charts are
+// images next to the file.
+func (d *doc) markdown() []byte {
+	var b strings.Builder
+	for i, bl := range d.blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		switch bl.kind {
+		case bHeading:
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", bl.level), bl.text)
+		case bPara:
+			b.WriteString(bl.text + "\n")
+		case bList:
+			for _, it := range bl.items {
+				fmt.Fprintf(&b, "- %s\n", it)
+			}
+		case bTable:
+			if bl.caption != "" {
+				fmt.Fprintf(&b, "_%s_\n\n", bl.caption)
+			}
+			b.WriteString("|")
+			for _, h := range bl.head {
+				b.WriteString(" " + mdCell(h) + " |")
+			}
+			b.WriteString("\n|")
+			for j := range bl.head {
+				if j == 0 {
+					b.WriteString("---|")
+				} else {
+					b.WriteString("--:|")
+				}
+			}
+			b.WriteString("\n")
+			for _, r := range bl.rows {
+				b.WriteString("|")
+				for _, c := range r {
+					b.WriteString(" " + mdCell(c) + " |")
+				}
+				b.WriteString("\n")
+			}
+		case bChart:
+			fmt.Fprintf(&b, "![%s](%s)\n", bl.chart.Title, bl.chart.File)
+		}
+	}
+	return []byte(b.String())
+}
+
+// inline renders the few inline forms the text uses: `code`.
+func inline(s string) string {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
+		} else {
+			if i%2 == 1 {
+				b.WriteString("`")
+			}
+			b.WriteString(html.EscapeString(p))
+		}
+	}
+	return b.String()
+}
+
+const css = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px auto;max-width:1400px;padding:0 16px;color:#222;background:#fff}
+h1{font-size:24px}h2{font-size:20px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}h3{font-size:16px;margin-top:24px}h4{font-size:14px}
+.tw{overflow-x:auto;margin:8px 0 16px}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}tr:nth-child(even) td{background:#fafafa}
+caption{caption-side:top;text-align:left;font-style:italic;color:#555;padding:4px 0}
+code{background:#f3f3f3;padding:0 3px;border-radius:3px}figure{margin:12px 0}figure svg{max-width:100%;height:auto}
+td.unfair,li.unfair{color:#a40000}`
+
+// html renders a self-contained page: inline CSS and SVG, no script, no
+// external resource, so that it opens from disk.
+func (d *doc) html(title string) []byte {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	b.WriteString("<link rel=\"icon\" href=\"data:,\">\n")
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", html.EscapeString(title), css)
+	for _, bl := range d.blocks {
+		switch bl.kind {
+		case bHeading:
+			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, inline(bl.text), bl.level)
+		case bPara:
+			fmt.Fprintf(&b, "<p>%s</p>\n", inline(bl.text))
+		case bList:
+			b.WriteString("<ul>\n")
+			for _, it := range bl.items {
+				fmt.Fprintf(&b, "<li>%s</li>\n", inline(it))
+			}
+			b.WriteString("</ul>\n")
+		case bTable:
+			b.WriteString("<div class=\"tw\"><table>\n")
+			if bl.caption != "" {
+				fmt.Fprintf(&b, "<caption>%s</caption>\n", inline(bl.caption))
+			}
+			b.WriteString("<thead><tr>")
+			for _, h := range bl.head {
+				fmt.Fprintf(&b, "<th>%s</th>", inline(h))
+			}
+			b.WriteString("</tr></thead>\n<tbody>\n")
+			for _, r := range bl.rows {
+				b.WriteString("<tr>")
+				for _, c := range r {
+					if strings.Contains(c, "UNFAIR") {
+						fmt.Fprintf(&b, "<td class=\"unfair\">%s</td>", inline(c))
+					} else {
+						fmt.Fprintf(&b, "<td>%s</td>", inline(c))
+					}
+				}
+				b.WriteString("</tr>\n")
+			}
+			b.WriteString("</tbody></table></div>\n")
+		case bChart:
+			fmt.Fprintf(&b, "<figure id=\"%s\">\n%s</figure>\n", html.EscapeString(strings.TrimSuffix(bl.chart.File, ".svg")), stripXMLDecl(bl.chart.SVG))
+		}
+	}
+	b.WriteString("</body>\n</html>\n")
+	return []byte(b.String())
+}
+
+func stripXMLDecl(s string) string {
+	if strings.HasPrefix(s, "<?xml") {
+		if i := strings.Index(s, "?>"); i >= 0 {
+			return strings.TrimLeft(s[i+2:], "\n")
+		}
+	}
+	return s
+}

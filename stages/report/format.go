@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"yardstick/stages/report/verdict"
+)
+
+// Number formats are fixed so that the same tables always give the same
+// text.
+
+func fmtRPS(v float64) string { return commas(int64(math.Round(v))) }
+
+// fmtLatency formats microseconds as milliseconds with three significant
+// digits or more.
+func fmtLatency(us float64) string {
+	ms := us / 1000
+	switch {
+	case ms < 10:
+		return fmt.Sprintf("%.3f ms", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.2f ms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+func fmtShare(v float64) string { return fmt.Sprintf("%.3f%%", 100*v) }
+
+func fmtBytes(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
+
+func fmtColdStart(us float64) string { return fmt.Sprintf("%.1f ms", us/1000) }
+
+func fmtCPU(us float64) string { return fmt.Sprintf("%.1f us", us) }
+
+func fmtPct(f float64) string { return trimFloat(math.Round(100*f*1000)/1000) + "%" }
+
+func fmtDurUS(us int64) string {
+	return strconv.FormatFloat(float64(us)/1e6, 'f', -1, 64) + "s"
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// fmtSample is a sample's median, and with more than one value "±" half
+// its range relative to the median.
+func fmtSample(vs []float64, f func(float64) string) string {
+	if len(vs) == 0 {
+		return "-"
+	}
+	s := f(verdict.Median(vs))
+	if len(vs) > 1 {
+		s += fmt.Sprintf(" ±%.1f%%", 50*verdict.Spread(vs))
+	}
+	return s
+}
+
+// fmtComparison renders a verdict cell: "1.01x ~", "2.00x better (p=0.008)".
+func fmtComparison(c verdict.Comparison) string {
+	if c.Verdict == verdict.NoData {
+		return "n/a"
+	}
+	s := fmt.Sprintf("%.2fx ", c.Ratio)
+	if c.Verdict == verdict.Tie {
+		s += "~"
+	} else {
+		s += c.Verdict
+	}
+	if c.Tested() {
+		s += fmt.Sprintf(" (p=%.3f)", c.P)
+	}
+	return s
+}

@@ -1,0 +1,442 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+	"yardstick/stages/report/verdict"
+)
+
+// A metric is one column of the main table.
+type metric struct {
+	key   string
+	title string
+	// lower says lower is better; ranked says it gets verdicts and wins
+	// (max does not: it varies 106-385% between identical runs).
+	lower, ranked bool
+	get           func(*datasets.Cell) (float64, bool)
+	format        func(float64) string
+	// count is the tail count shown beside a share.
+	count func(*datasets.Cell) (float64, bool)
+}
+
+func i64(p *int64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+func f64(p *float64) (float64, bool) {
+	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
+		return 0, false
+	}
+	return *p, true
+}
+
+// metrics are the main table's columns, in order.
+var metrics = func() []metric {
+	ms := []metric{
+		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS},
+		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency},
+		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency},
+		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency},
+	}
+	for i, us := range datasets.TailThresholdsUS {
+		ms = append(ms, metric{
+			key: fmt.Sprintf("tail%dms", us/1000), title: fmt.Sprintf(">%d ms", us/1000), lower: true, ranked: true,
+			get:    func(c *datasets.Cell) (float64, bool) { return f64(c.Tails[i].Share) },
+			count:  func(c *datasets.Cell) (float64, bool) { return i64(c.Tails[i].Count) },
+			format: fmtShare,
+		})
+	}
+	return append(ms,
+		metric{key: "max", title: "max (not ranked)", lower: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyMaxUS) }, format: fmtLatency},
+		metric{key: "rss", title: "RSS load", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSSteadyBytes) }, format: fmtBytes},
+		metric{key: "rss_after", title: "RSS after", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }, format: fmtBytes},
+		metric{key: "cold", title: "cold start", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }, format: fmtColdStart},
+		metric{key: "cpu", title: "CPU/req", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU},
+	)
+}()
+
+func metricByKey(k string) metric {
+	for _, m := range metrics {
+		if m.key == k {
+			return m
+		}
+	}
+	panic("report: no metric " + k)
+}
+
+// radarAxes are the seven dimensions of the methodology's radar chart.
+var radarAxes = []struct{ key, label string }{
+	{"rps", "throughput"}, {"p99", "p99"}, {"p999", "p99.9"}, {"tail10ms", "tail >10 ms"},
+	{"rss", "RSS under load"}, {"cold", "cold start"}, {"cpu", "CPU/request"},
+}
+
+// A Point is a workload point: the cells table's payload, mode,
+// concurrency and open-loop rate.
+type Point struct {
+	Payload      int64 // -1: no payload axis
+	Mode         string
+	Concurrency  int64   // -1: open loop
+	PeakFraction float64 // open loop, as a fraction of peak
+	Rate         float64 // open loop, absolute (0 with PeakFraction)
+}
+
+func pointOf(c *datasets.Cell) Point {
+	p := Point{Payload: -1, Concurrency: -1, Mode: c.Mode}
+	if c.Payload != nil {
+		p.Payload = *c.Payload
+	}
+	if c.Concurrency != nil {
+		p.Concurrency = *c.Concurrency
+	}
+	if c.PeakFraction != nil {
+		p.PeakFraction = *c.PeakFraction
+	} else if c.RateTarget != nil && c.Mode == "open" {
+		p.Rate = *c.RateTarget
+	}
+	return p
+}
+
+func comparePoints(a, b Point) int {
+	return cmp.Or(cmp.Compare(a.Payload, b.Payload), cmp.Compare(a.Mode, b.Mode),
+		cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.PeakFraction, b.PeakFraction), cmp.Compare(a.Rate, b.Rate))
+}
+
+// Label is the point's readable form: "payload 128 B, concurrency 8".
+func (p Point) Label() string {
+	var parts []string
+	if p.Payload >= 0 {
+		parts = append(parts, fmt.Sprintf("payload %d B", p.Payload))
+	}
+	switch {
+	case p.Mode == "closed" && p.Concurrency >= 0:
+		parts = append(parts, fmt.Sprintf("concurrency %d", p.Concurrency))
+	case p.PeakFraction > 0:
+		parts = append(parts, fmt.Sprintf("open loop at %s of peak", trimFloat(100*p.PeakFraction)+"%"))
+	default:
+		parts = append(parts, fmt.Sprintf("open loop at %s rps", trimFloat(p.Rate)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// slug is the point in file names: "p128-c8".
+func (p Point) slug() string {
+	var s []string
+	if p.Payload >= 0 {
+		s = append(s, fmt.Sprintf("p%d", p.Payload))
+	}
+	switch {
+	case p.Mode == "closed" && p.Concurrency >= 0:
+		s = append(s, fmt.Sprintf("c%d", p.Concurrency))
+	case p.PeakFraction > 0:
+		s = append(s, "peak"+trimFloat(100*p.PeakFraction))
+	default:
+		s = append(s, "rate"+trimFloat(p.Rate))
+	}
+	return strings.Join(s, "-")
+}
+
+// A Variant is a target variant of a batch, with the knobs that are its
+// preconditions.
+type Variant struct {
+	Label, Target, Kind string
+	firstSeq            int64
+	// Config is its knobs as read from the cells: processors, heap, GC.
+	Config string
+	// HeapBytes orders a heap gradient: the JVM heap or GOMEMLIMIT, -1
+	// when unset.
+	HeapBytes int64
+	HeapLabel string
+	Color     string
+}
+
+// A Group is the cells of one variant at one workload point: its repeats.
+type Group struct {
+	Variant *Variant
+	Point   Point
+	Cells   []*datasets.Cell
+	// Measured are the cells with numbers: status ok or unfair.
+	Measured []*datasets.Cell
+	// Unfair lists the failed fairness checks of any of its cells.
+	Unfair                       []string
+	OK, UnfairN, Failed, Pending int
+}
+
+func (g *Group) values(m metric) []float64 {
+	var vs []float64
+	for _, c := range g.Measured {
+		if v, ok := m.get(c); ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+func (g *Group) counts(m metric) []float64 {
+	var vs []float64
+	for _, c := range g.Measured {
+		if v, ok := m.count(c); ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// A Batch is one batch of the run: reported on its own, never ranked
+// against another.
+type Batch struct {
+	Name        string
+	Description string
+	Variants    []*Variant
+	Points      []Point
+	groups      map[string]*Group
+	// Noise is the declared noise band (plan.json fairness.noise).
+	Noise float64
+	// Baseline is the baseline variant; nil leaves the batch without
+	// ratios (BaselineNote says why).
+	Baseline     *Variant
+	BaselineNote string
+	Plan         *pipeline.Batch
+	Repeats      int64
+	Windows      string
+	cellIDs      map[string]*datasets.Cell
+}
+
+func groupKey(v string, p Point) string { return v + "\x00" + p.slug() + "\x00" + p.Mode }
+
+// Group returns the group of variant v at point p, or nil.
+func (b *Batch) Group(v *Variant, p Point) *Group { return b.groups[groupKey(v.Label, p)] }
+
+// palette colours the variants in plan order; the baseline is always the
+// first colour.
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
+
+// buildBatches groups the cells table by batch, variant and point.
+func buildBatches(t *tables, baseline string) []*Batch {
+	byName := map[string]*Batch{}
+	var order []string
+	for i := range t.cells {
+		c := &t.cells[i]
+		b := byName[c.Batch]
+		if b == nil {
+			b = &Batch{Name: c.Batch, groups: map[string]*Group{}, cellIDs: map[string]*datasets.Cell{}}
+			byName[c.Batch] = b
+			order = append(order, c.Batch)
+		}
+		b.cellIDs[c.CellID] = c
+		var v *Variant
+		for _, x := range b.Variants {
+			if x.Label == c.Variant {
+				v = x
+			}
+		}
+		if v == nil {
+			v = &Variant{Label: c.Variant, Target: c.Target, Kind: c.Kind, firstSeq: c.Seq, Config: configOf(c), HeapBytes: -1}
+			switch {
+			case c.HeapBytes != nil:
+				v.HeapBytes, v.HeapLabel = *c.HeapBytes, "heap "+deref(c.Heap)
+			case c.GoMemLimit != nil:
+				v.HeapLabel = "GOMEMLIMIT " + *c.GoMemLimit
+				if c.GoMemLimitBytes != nil {
+					v.HeapBytes = *c.GoMemLimitBytes
+				} else {
+					v.HeapBytes = math.MaxInt64 // off: no limit
+				}
+			}
+			b.Variants = append(b.Variants, v)
+		}
+		p := pointOf(c)
+		k := groupKey(v.Label, p)
+		g := b.groups[k]
+		if g == nil {
+			g = &Group{Variant: v, Point: p}
+			b.groups[k] = g
+			if !slices.ContainsFunc(b.Points, func(q Point) bool { return comparePoints(p, q) == 0 }) {
+				b.Points = append(b.Points, p)
+			}
+		}
+		g.Cells = append(g.Cells, c)
+		b.Repeats = max(b.Repeats, c.Repeat)
+		switch c.Status {
+		case "ok":
+			g.OK++
+			g.Measured = append(g.Measured, c)
+		case "unfair":
+			g.UnfairN++
+			g.Measured = append(g.Measured, c)
+			for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
+				if u = strings.TrimSpace(u); u != "" && !slices.Contains(g.Unfair, u) {
+					g.Unfair = append(g.Unfair, u)
+				}
+			}
+		case "failed":
+			g.Failed++
+		default:
+			g.Pending++
+		}
+	}
+	slices.Sort(order)
+	var out []*Batch
+	for _, name := range order {
+		b := byName[name]
+		slices.SortFunc(b.Points, comparePoints)
+		slices.SortStableFunc(b.Variants, func(x, y *Variant) int { return cmp.Compare(x.firstSeq, y.firstSeq) })
+		for _, g := range b.groups {
+			slices.Sort(g.Unfair)
+		}
+		if t.plan != nil {
+			for i := range t.plan.Batches {
+				if t.plan.Batches[i].Name == name {
+					b.Plan = &t.plan.Batches[i]
+				}
+			}
+		}
+		if b.Plan != nil {
+			b.Noise = b.Plan.Fairness.Noise
+			b.Description = b.Plan.Description
+		}
+		b.Windows = windowsOf(t.cells, name)
+		chooseBaseline(b, baseline)
+		// The baseline takes the first colour; the others follow in plan order.
+		ci := 0
+		if b.Baseline != nil {
+			b.Baseline.Color = palette[0]
+			ci = 1
+		}
+		for _, v := range b.Variants {
+			if v != b.Baseline {
+				v.Color = palette[ci%len(palette)]
+				ci++
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// chooseBaseline picks the batch's baseline: the --baseline flag, else
+// the batch's declared baseline; a variant label matches first, then a
+// target (its first variant in plan order).
+func chooseBaseline(b *Batch, flag string) {
+	name, from := flag, "--baseline"
+	if name == "" && b.Plan != nil && b.Plan.Baseline != "" {
+		name, from = b.Plan.Baseline, "the batch's declared baseline"
+	}
+	if name == "" {
+		b.BaselineNote = fmt.Sprintf("No baseline declared for batch %s: no ratios, verdicts or radar (pass --baseline TARGET).", b.Name)
+		return
+	}
+	for _, v := range b.Variants {
+		if v.Label == name {
+			b.Baseline = v
+		}
+	}
+	if b.Baseline == nil {
+		for _, v := range b.Variants {
+			if v.Target == name {
+				b.Baseline = v
+				break
+			}
+		}
+	}
+	if b.Baseline == nil {
+		b.BaselineNote = fmt.Sprintf("Baseline %q (%s) is not in batch %s: this batch has no ratios, verdicts or radar; ranking across batches is refused.", name, from, b.Name)
+		return
+	}
+	b.BaselineNote = fmt.Sprintf("Baseline: %s (%s).", b.Baseline.Label, from)
+}
+
+func configOf(c *datasets.Cell) string {
+	var parts []string
+	if c.Processors != nil {
+		parts = append(parts, fmt.Sprintf("%d proc", *c.Processors))
+	}
+	if c.GoMaxProcs != nil {
+		parts = append(parts, fmt.Sprintf("GOMAXPROCS %d", *c.GoMaxProcs))
+	}
+	if c.GoMemLimit != nil {
+		parts = append(parts, "GOMEMLIMIT "+*c.GoMemLimit)
+	}
+	if c.GoGC != nil {
+		parts = append(parts, "GOGC "+*c.GoGC)
+	}
+	if c.Heap != nil {
+		parts = append(parts, "heap "+*c.Heap)
+	}
+	if c.GC != nil {
+		parts = append(parts, *c.GC)
+	}
+	if c.Flags != nil {
+		parts = append(parts, "flags "+*c.Flags)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// windowsOf describes the batch's windows from the cells table's
+// warmup_us, measure_us and discard_head_us, listing each distinct set.
+func windowsOf(cells []datasets.Cell, batch string) string {
+	var seen []string
+	for i := range cells {
+		c := &cells[i]
+		if c.Batch != batch || c.WarmupUS == nil || c.MeasureUS == nil || c.DiscardHeadUS == nil {
+			continue
+		}
+		s := fmt.Sprintf("warm-up %s, measure %s, discard head %s", fmtDurUS(*c.WarmupUS), fmtDurUS(*c.MeasureUS), fmtDurUS(*c.DiscardHeadUS))
+		if !slices.Contains(seen, s) {
+			seen = append(seen, s)
+		}
+	}
+	if len(seen) == 0 {
+		return "not measured"
+	}
+	slices.Sort(seen)
+	return strings.Join(seen, "; ")
+}
+
+// compare runs the verdict of one metric of candidate g against baseline
+// base.
+func (b *Batch) compare(m metric, base, g *Group) verdict.Comparison {
+	return verdict.Compare(base.values(m), g.values(m), m.lower, b.Noise)
+}
+
+// preconditions is the batch-wide precondition line every table carries.
+func (b *Batch) preconditions() string {
+	parts := []string{"batch " + b.Name}
+	if b.Plan != nil {
+		cpu := "CPU sets: target " + orDash(b.Plan.Placement.Target)
+		if b.Plan.Placement.Services != "" {
+			cpu += ", services " + b.Plan.Placement.Services
+		}
+		cpu += ", load generator " + orDash(b.Plan.Placement.Loadgen)
+		parts = append(parts, cpu, fmt.Sprintf("processors %d", b.Plan.Processors))
+	}
+	parts = append(parts, b.Windows, fmt.Sprintf("repeats %d", b.Repeats))
+	if b.Plan != nil {
+		parts = append(parts, "noise band "+fmtPct(b.Noise))
+	} else {
+		parts = append(parts, "noise band unknown (0)")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,863 @@
+// Package report is the pipeline's last stage: it reads a run directory's
+// Parquet tables (through package datasets, and nothing else for numbers)
+// and writes report.md, a self-contained report.html and the SVG charts.
+//
+// The flow:
+//
+//  1. load: cells.parquet (required), timeseries, spectrum, fairness and
+//     environment (each optional, with a note when missing), and plan.json
+//     for the few things the tables do not hold: the batches' CPU sets,
+//     declared noise bands and baselines. A foreign, truncated or
+//     mismatched file is an error, never a panic.
+//  2. model: cells grouped by batch, then variant x workload point; the
+//     repeats of a group are one sample (median, spread). Cells of status
+//     ok and unfair are measured; unfair ones are marked wherever they
+//     appear; failed and pending ones are counted.
+//  3. verdicts: inside each batch only, every ranked metric of every
+//     variant against the batch's baseline with package verdict (tie inside
+//     max(noise band, spread), Mann-Whitney U from five repeats). max is
+//     shown and never ranked. A baseline missing from a batch leaves that
+//     batch without ratios; batches are never ranked against each other.
+//  4. document: one list of blocks (headings, tables that carry their
+//     preconditions in a caption, charts), rendered to Markdown and HTML by
+//     the same walk; charts are hand-written SVG.
+//  5. write: every file atomically (temporary file and rename) into the
+//     output directory, <rundir>/report by default.
+//
+// The output depends only on the tables and plan.json: the same run gives
+// byte-identical files.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+	"yardstick/stages/report/verdict"
+)
+
+// Options shape a report.
+type Options struct {
+	// Baseline names the baseline target (or variant label) of every
+	// batch; empty uses each batch's declared baseline.
+	Baseline string
+	// Formats are "md" and/or "html"; nil writes both. The SVG charts are
+	// always written.
+	Formats []string
+	// Out is the output directory; empty is <rundir>/report.
+	Out string
+}
+
+// Result says what Run wrote.
+type Result struct {
+	// Out is the output directory.
+	Out string
+	// Files are the paths written, sorted.
+	Files []string
+	// Notes are what the report says is missing or refused.
+	Notes []string
+}
+
+// chartPrefixes name the files Run owns in the output directory: stale
+// charts of an earlier report with these prefixes are removed.
+var chartPrefixes = []string{"radar-", "throughput-", "p99-", "spectrum-", "rampup-", "heap-"}
+
+// Run reports on the run directory dir.
+func Run(dir string, o Options) (Result, error) {
+	var res Result
+	for _, f := range o.Formats {
+		if f != "md" && f != "html" {
+			return res, fmt.Errorf("unknown format %q (want md, html)", f)
+		}
+	}
+	if o.Formats == nil {
+		o.Formats = []string{"md", "html"}
+	}
+	t, err := load(dir)
+	if err != nil {
+		return res, err
+	}
+	d, notes := build(t, o.Baseline)
+	res.Notes = notes
+	res.Out = o.Out
+	if res.Out == "" {
+		res.Out = filepath.Join(dir, "report")
+	}
+	if err := os.MkdirAll(res.Out, 0o755); err != nil {
+		return res, fmt.Errorf("report: %w", err)
+	}
+	write := func(name string, data []byte) error {
+		p := filepath.Join(res.Out, name)
+		if err := pipeline.WriteFileAtomic(p, data); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		res.Files = append(res.Files, p)
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, c := range d.charts() {
+		if err := write(c.File, []byte(c.SVG)); err != nil {
+			return res, err
+		}
+		keep[c.File] = true
+	}
+	title := fmt.Sprintf("yardstick report: %s, run %s", t.meta.Experiment, t.meta.RunID)
+	if slices.Contains(o.Formats, "md") {
+		if err := write("report.md", d.markdown()); err != nil {
+			return res, err
+		}
+	}
+	if slices.Contains(o.Formats, "html") {
+		if err := write("report.html", d.html(title)); err != nil {
+			return res, err
+		}
+	}
+	if ents, err := os.ReadDir(res.Out); err == nil {
+		for _, e := range ents {
+			n := e.Name()
+			if strings.HasSuffix(n, ".svg") && !keep[n] && slices.ContainsFunc(chartPrefixes, func(p string) bool { return strings.HasPrefix(n, p) }) {
+				if err := os.Remove(filepath.Join(res.Out, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return res, fmt.Errorf("report: remove stale chart: %w", err)
+				}
+			}
+		}
+	}
+	slices.Sort(res.Files)
+	return res, nil
+}
+
+// build turns the tables into the document.
+func build(t *tables, baseline string) (*doc, []string) {
+	d := &doc{}
+	notes := slices.Clone(t.notes)
+	d.h(1, "yardstick report: %s, run %s", t.meta.Experiment, t.meta.RunID)
+	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Numbers are compared only inside a batch; ties are differences inside the declared noise band or the spread of the repeats; `max` is shown, never ranked.",
+		t.meta.Experiment, t.meta.RunID, t.meta.SchemaVersion, orDash(t.meta.Version))
+
+	batches := buildBatches(t, baseline)
+	for _, b := range batches {
+		if b.Baseline == nil {
+			notes = append(notes, b.BaselineNote)
+		}
+	}
+	environment(d, t, batches)
+	fairnessSection(d, t, batches)
+	if len(notes) > 0 {
+		d.h(2, "Notes")
+		d.list(notes)
+	}
+	for _, b := range batches {
+		batchSection(d, t, b)
+	}
+	return d, notes
+}
+
+func environment(d *doc, t *tables, batches []*Batch) {
+	d.h(2, "Environment and preconditions")
+	if len(t.env) == 0 {
+		d.p("No environment row: the machine is unknown.")
+	} else {
+		e := t.env[0]
+		rows := [][]string{
+			{"host", e.Host}, {"kernel", e.Kernel}, {"os / arch", e.OS + " / " + e.Arch},
+			{"CPU model", e.CPUModel}, {"cores", fmt.Sprint(e.Cores)}, {"governor", deref(e.Governor)},
+			{"memory", fmt.Sprintf("%.1f GiB", float64(e.MemoryBytes)/(1<<30))}, {"Go", deref(e.GoVersion)}, {"Java", deref(e.JavaVersion)},
+			{"yardstick (ran the cells)", e.YardstickVersion}, {"source hash", e.SourceHash}, {"plan hash", e.PlanHash},
+			{"planned cells", fmt.Sprint(e.PlannedCells)},
+		}
+		if e.Captured != nil {
+			rows = append(rows, []string{"captured", e.Captured.UTC().Format("2006-01-02 15:04:05 UTC")})
+		}
+		d.table("The machine the run belongs to (environment table)", []string{"machine", "value"}, rows)
+	}
+	var rows [][]string
+	for _, b := range batches {
+		var vs []string
+		for _, v := range b.Variants {
+			vs = append(vs, fmt.Sprintf("%s (%s)", v.Label, orDash(v.Config)))
+		}
+		cpu, procs, noise := "unknown", "unknown", "unknown (0)"
+		if b.Plan != nil {
+			cpu = "target " + orDash(b.Plan.Placement.Target)
+			if b.Plan.Placement.Services != "" {
+				cpu += ", services " + b.Plan.Placement.Services
+			}
+			cpu += ", load generator " + orDash(b.Plan.Placement.Loadgen)
+			procs = fmt.Sprint(b.Plan.Processors)
+			noise = fmtPct(b.Noise)
+		}
+		var ok, unfair, failed, pending int
+		for _, g := range b.groups {
+			ok, unfair, failed, pending = ok+g.OK, unfair+g.UnfairN, failed+g.Failed, pending+g.Pending
+		}
+		rows = append(rows, []string{b.Name, strings.Join(vs, "; "), cpu, procs, b.Windows, fmt.Sprint(b.Repeats), noise,
+			fmt.Sprintf("%d ok, %d unfair, %d failed, %d pending", ok, unfair, failed, pending)})
+	}
+	d.table("Per batch: variants with their processors and heaps, CPU sets and noise band (plan.json), windows and repeats (cells table)",
+		[]string{"batch", "variants (processors, heap, GC)", "CPU sets", "processors", "windows", "repeats", "noise band", "cells"}, rows)
+}
+
+func fairnessSection(d *doc, t *tables, batches []*Batch) {
+	d.h(2, "Fairness failures")
+	var rows [][]string
+	for _, f := range t.fairness {
+		if f.Pass {
+			continue
+		}
+		cell := "-"
+		if f.CellID != nil {
+			cell = *f.CellID
+			for _, b := range batches {
+				if c := b.cellIDs[*f.CellID]; c != nil {
+					cell = c.CellName
+				}
+			}
+		}
+		num := func(p *float64) string {
+			if p == nil {
+				return "-"
+			}
+			return trimFloat(math.Round(*p*1000) / 1000)
+		}
+		tol := "-"
+		if f.Tolerance != nil {
+			tol = fmtPct(*f.Tolerance)
+		}
+		rows = append(rows, []string{f.Check, f.Scope, f.Batch, cell, num(f.Expected), num(f.Measured), tol, deref(f.Unit), deref(f.Detail)})
+	}
+	switch {
+	case len(t.fairness) == 0:
+		d.p("The fairness table has no rows: no fairness check ran, so fairness is unknown.")
+	case len(rows) == 0:
+		d.p("All %d fairness checks passed.", len(t.fairness))
+	default:
+		d.p("%d of %d fairness checks failed. The cells they concern are marked UNFAIR in every table below.", len(rows), len(t.fairness))
+		d.table("Failed fairness checks (fairness table)", []string{"check", "scope", "batch", "cell", "expected", "measured", "tolerance", "unit", "detail"}, rows)
+	}
+}
+
+// label is a variant's name in tables other than the main one, marked
+// when any of its cells at the point was unfair.
+func label(g *Group) string {
+	if len(g.Unfair) > 0 {
+		return g.Variant.Label + " UNFAIR"
+	}
+	return g.Variant.Label
+}
+
+func status(g *Group) string {
+	var parts []string
+	if g.UnfairN > 0 {
+		parts = append(parts, fmt.Sprintf("UNFAIR %d (%s)", g.UnfairN, strings.Join(g.Unfair, ", ")))
+	}
+	if g.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("failed %d", g.Failed))
+	}
+	if g.Pending > 0 {
+		parts = append(parts, fmt.Sprintf("pending %d", g.Pending))
+	}
+	if len(parts) == 0 {
+		return "ok"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func batchSection(d *doc, t *tables, b *Batch) {
+	d.h(2, "Batch %s", b.Name)
+	if b.Description != "" {
+		d.p("%s", b.Description)
+	}
+	d.p("Preconditions: %s.", b.preconditions())
+	d.p("%s", b.BaselineNote)
+
+	d.h(3, "Results")
+	d.p("Median of the measured repeats ± half their range relative to the median. Tails: share of the kept window's requests over each threshold (count). `max` is shown, never ranked.")
+	for _, p := range b.Points {
+		head := []string{"variant", "preconditions", "status", "repeats"}
+		for _, m := range metrics {
+			head = append(head, m.title)
+		}
+		var rows [][]string
+		for _, v := range b.Variants {
+			g := b.Group(v, p)
+			if g == nil {
+				continue
+			}
+			r := []string{v.Label, orDash(v.Config), status(g), fmt.Sprintf("%d/%d", len(g.Measured), len(g.Cells))}
+			for _, m := range metrics {
+				s := fmtSample(g.values(m), m.format)
+				if m.count != nil && s != "-" {
+					s += " (" + commas(int64(math.Round(verdict.Median(g.counts(m))))) + ")"
+				}
+				r = append(r, s)
+			}
+			rows = append(rows, r)
+		}
+		d.table(b.preconditions()+" · "+p.Label(), head, rows)
+	}
+
+	if b.Baseline != nil {
+		ratios(d, b)
+	}
+	wins(d, b)
+	peaks(d, b)
+	if b.Baseline != nil {
+		radar(d, b)
+	}
+	curves(d, b)
+	spectrumCharts(d, t, b)
+	ramp(d, t, b)
+	heapGradient(d, b)
+}
+
+func ratios(d *doc, b *Batch) {
+	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
+	d.p("Candidate / baseline of the medians (for latency, memory, cold start and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), verdict.MinSamples)
+	var warned []string
+	for _, p := range b.Points {
+		base := b.Group(b.Baseline, p)
+		if base == nil {
+			continue
+		}
+		head := []string{"variant"}
+		for _, m := range metrics {
+			if m.ranked {
+				head = append(head, m.title)
+			}
+		}
+		var rows [][]string
+		for _, v := range b.Variants {
+			g := b.Group(v, p)
+			if g == nil || v == b.Baseline {
+				continue
+			}
+			lb := label(g)
+			if len(base.Unfair) > 0 {
+				lb += " (baseline UNFAIR)"
+			}
+			r := []string{lb}
+			for _, m := range metrics {
+				if !m.ranked {
+					continue
+				}
+				c := b.compare(m, base, g)
+				r = append(r, fmtComparison(c))
+				for _, w := range c.Warnings {
+					if !slices.Contains(warned, w) {
+						warned = append(warned, w)
+					}
+				}
+			}
+			rows = append(rows, r)
+		}
+		if len(rows) > 0 {
+			d.table(b.preconditions()+" · "+p.Label()+" · baseline "+b.Baseline.Label, head, rows)
+		}
+	}
+	if len(warned) > 0 {
+		slices.Sort(warned)
+		d.p("Comparison warnings: %s.", strings.Join(warned, "; "))
+	}
+}
+
+// winner returns the group with the best median of m among gs, and
+// whether the runner-up is tied with it (inside the noise).
+func winner(b *Batch, m metric, gs []*Group) (*Group, bool) {
+	type cand struct {
+		g   *Group
+		med float64
+	}
+	var cs []cand
+	for _, g := range gs {
+		if vs := g.values(m); len(vs) > 0 {
+			cs = append(cs, cand{g, verdict.Median(vs)})
+		}
+	}
+	if len(cs) < 2 {
+		return nil, false
+	}
+	slices.SortStableFunc(cs, func(x, y cand) int {
+		if m.lower {
+			return compareF(x.med, y.med)
+		}
+		return compareF(y.med, x.med)
+	})
+	// The runner-up is the baseline of this comparison: a zero runner-up
+	// (no tail at all) against a zero best is a tie, not missing data.
+	c := b.compare(m, cs[1].g, cs[0].g)
+	return cs[0].g, c.Verdict != verdict.Better
+}
+
+func compareF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func wins(d *doc, b *Batch) {
+	if len(b.Variants) < 2 {
+		return
+	}
+	d.h(3, "Win counts per workload point")
+	d.p("A variant wins a workload point when its median is best and the runner-up is not tied with it (same verdict rules as the ratios); otherwise the point is tied. Wins at points with an unfair cell are counted in brackets.")
+	head := []string{"metric"}
+	for _, v := range b.Variants {
+		head = append(head, v.Label)
+	}
+	head = append(head, "tied", "points")
+	var rows [][]string
+	var sentence string
+	for _, m := range metrics {
+		if !m.ranked {
+			continue
+		}
+		count := map[string]int{}
+		unfair := map[string]int{}
+		tied, points := 0, 0
+		for _, p := range b.Points {
+			var gs []*Group
+			anyUnfair := false
+			for _, v := range b.Variants {
+				if g := b.Group(v, p); g != nil {
+					gs = append(gs, g)
+					anyUnfair = anyUnfair || len(g.Unfair) > 0
+				}
+			}
+			w, tie := winner(b, m, gs)
+			if w == nil {
+				continue
+			}
+			points++
+			if tie {
+				tied++
+				continue
+			}
+			count[w.Variant.Label]++
+			if anyUnfair {
+				unfair[w.Variant.Label]++
+			}
+		}
+		if points == 0 {
+			continue
+		}
+		r := []string{m.title}
+		for _, v := range b.Variants {
+			s := fmt.Sprint(count[v.Label])
+			if unfair[v.Label] > 0 {
+				s += fmt.Sprintf(" (%d UNFAIR)", unfair[v.Label])
+			}
+			r = append(r, s)
+		}
+		rows = append(rows, append(r, fmt.Sprint(tied), fmt.Sprint(points)))
+		if m.key == "rps" {
+			var parts []string
+			for _, v := range b.Variants {
+				if count[v.Label] > 0 {
+					parts = append(parts, fmt.Sprintf("%s had the highest throughput in %d of %d workload points", v.Label, count[v.Label], points))
+				}
+			}
+			if tied > 0 {
+				parts = append(parts, fmt.Sprintf("%d of %d were tied", tied, points))
+			}
+			sentence = strings.Join(parts, "; ") + "."
+		}
+	}
+	if sentence != "" {
+		d.p("%s", sentence)
+	}
+	d.table(b.preconditions()+" · every workload point of the batch", head, rows)
+}
+
+func peaks(d *doc, b *Batch) {
+	payloads := map[int64]bool{}
+	for _, p := range b.Points {
+		if p.Mode == "closed" {
+			payloads[p.Payload] = true
+		}
+	}
+	if len(payloads) == 0 {
+		return
+	}
+	d.h(3, "Peak throughput per payload")
+	d.p("Each variant's highest median throughput over the closed-loop concurrencies of a payload, with the concurrency it was reached at and the p99 there.")
+	var rows [][]string
+	for _, pl := range sortedKeys(payloads) {
+		for _, v := range b.Variants {
+			var best *Group
+			bestRPS := math.Inf(-1)
+			for _, p := range b.Points {
+				if p.Mode != "closed" || p.Payload != pl {
+					continue
+				}
+				g := b.Group(v, p)
+				if g == nil {
+					continue
+				}
+				if vs := g.values(metricByKey("rps")); len(vs) > 0 && verdict.Median(vs) > bestRPS {
+					best, bestRPS = g, verdict.Median(vs)
+				}
+			}
+			if best == nil {
+				continue
+			}
+			pls := "-"
+			if pl >= 0 {
+				pls = fmt.Sprintf("%d B", pl)
+			}
+			rows = append(rows, []string{pls, label(best), fmtRPS(bestRPS), fmt.Sprint(best.Point.Concurrency),
+				fmtSample(best.values(metricByKey("p99")), fmtLatency)})
+		}
+	}
+	d.table(b.preconditions(), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
+}
+
+func sortedKeys(m map[int64]bool) []int64 {
+	var ks []int64
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func radar(d *doc, b *Batch) {
+	d.h(3, "Radar: seven dimensions against %s", b.Baseline.Label)
+	d.p("Score per axis: 100 + 30 × log10(advantage / baseline advantage), the advantage being the geometric mean over the workload points of baseline/candidate (candidate/baseline for throughput); the baseline is the circle at 100, outward is better. Throughput, latency and memory compare services on the same resources; cold start and CPU per request compare the resources one service needs: read those axes apart.")
+	ch := &radarChart{title: fmt.Sprintf("Batch %s: scores against %s", b.Name, b.Baseline.Label)}
+	for _, a := range radarAxes {
+		ch.axes = append(ch.axes, a.label)
+	}
+	head := []string{"variant"}
+	head = append(head, ch.axes...)
+	var rows [][]string
+	for _, v := range b.Variants {
+		s := radarSeries{name: v.Label, color: v.Color, baseline: v == b.Baseline}
+		r := []string{v.Label}
+		unfair := false
+		for _, a := range radarAxes {
+			m := metricByKey(a.key)
+			var logSum float64
+			var n int
+			for _, p := range b.Points {
+				base, g := b.Group(b.Baseline, p), b.Group(v, p)
+				if base == nil || g == nil {
+					continue
+				}
+				unfair = unfair || len(g.Unfair) > 0
+				c := b.compare(m, base, g)
+				if c.Verdict == verdict.NoData || !(c.Advantage > 0) || math.IsInf(c.Advantage, 0) {
+					continue
+				}
+				logSum += math.Log10(c.Advantage)
+				n++
+			}
+			score := math.NaN()
+			if n > 0 {
+				score = 100 + 30*logSum/float64(n)
+			}
+			s.scores = append(s.scores, score)
+			if math.IsNaN(score) {
+				r = append(r, "-")
+			} else {
+				r = append(r, fmt.Sprintf("%.0f", score))
+			}
+		}
+		if unfair {
+			r[0] += " UNFAIR"
+			s.name += " (unfair)"
+		}
+		ch.series = append(ch.series, s)
+		rows = append(rows, r)
+	}
+	d.table(b.preconditions()+" · baseline "+b.Baseline.Label, head, rows)
+	d.chart(&chartFile{File: "radar-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
+}
+
+func curves(d *doc, b *Batch) {
+	byPayload := map[int64][]Point{}
+	for _, p := range b.Points {
+		if p.Mode == "closed" && p.Concurrency >= 0 {
+			byPayload[p.Payload] = append(byPayload[p.Payload], p)
+		}
+	}
+	if len(byPayload) == 0 {
+		return
+	}
+	d.h(3, "Throughput and p99 against concurrency")
+	for _, pl := range sortedKeys(func() map[int64]bool {
+		m := map[int64]bool{}
+		for k := range byPayload {
+			m[k] = true
+		}
+		return m
+	}()) {
+		pts := byPayload[pl]
+		var ticks []tick
+		for _, p := range pts {
+			ticks = append(ticks, tick{float64(p.Concurrency), fmt.Sprint(p.Concurrency)})
+		}
+		plLabel, slug := "", "all"
+		if pl >= 0 {
+			plLabel, slug = fmt.Sprintf(", payload %d B", pl), fmt.Sprintf("p%d", pl)
+		}
+		for _, k := range []string{"rps", "p99"} {
+			m := metricByKey(k)
+			ch := &lineChart{xLabel: "concurrency (connections)", xLog: true, xTicks: ticks, vline: math.NaN()}
+			if k == "rps" {
+				ch.title, ch.yLabel, ch.yFormat, ch.zeroY = "Batch "+b.Name+": throughput"+plLabel, "requests/s (median)", fmtRPS, true
+			} else {
+				ch.title, ch.yLabel, ch.yFormat, ch.yTick, ch.yLog = "Batch "+b.Name+": p99"+plLabel, "p99 latency (median)", fmtLatency, msTick, true
+			}
+			for _, v := range b.Variants {
+				s := series{name: v.Label, color: v.Color}
+				for _, p := range pts {
+					if g := b.Group(v, p); g != nil {
+						if vs := g.values(m); len(vs) > 0 {
+							s.pts = append(s.pts, xy{float64(p.Concurrency), verdict.Median(vs)})
+						}
+					}
+				}
+				if len(s.pts) > 0 {
+					ch.series = append(ch.series, s)
+				}
+			}
+			name := "throughput-"
+			if k == "p99" {
+				name = "p99-"
+			}
+			d.chart(&chartFile{File: name + b.Name + "-" + slug + ".svg", Title: ch.title, SVG: ch.svg()})
+		}
+	}
+}
+
+var spectrumTicks = []tick{{1, "0"}, {10, "90"}, {100, "99"}, {1000, "99.9"}, {1e4, "99.99"}, {1e5, "99.999"}}
+
+func spectrumCharts(d *doc, t *tables, b *Batch) {
+	if len(t.spectrum) == 0 {
+		return
+	}
+	byCell := map[string][]datasets.SpectrumPoint{}
+	for _, s := range t.spectrum {
+		byCell[s.CellID] = append(byCell[s.CellID], s)
+	}
+	first := true
+	for _, p := range b.Points {
+		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + p.Label(), xLabel: "percentile (log scale of 1/(1-p))",
+			yLabel: "latency (median of repeats)", xLog: true, yLog: true, xTicks: spectrumTicks, yFormat: fmtLatency, yTick: msTick, vline: math.NaN()}
+		for _, v := range b.Variants {
+			g := b.Group(v, p)
+			if g == nil {
+				continue
+			}
+			at := map[float64][]float64{}
+			var ps []float64
+			for _, c := range g.Measured {
+				for _, s := range byCell[c.CellID] {
+					if s.Percentile >= 100 {
+						continue // the max: shown in the tables, not plotted
+					}
+					if _, ok := at[s.Percentile]; !ok {
+						ps = append(ps, s.Percentile)
+					}
+					at[s.Percentile] = append(at[s.Percentile], float64(s.LatencyUS))
+				}
+			}
+			slices.Sort(ps)
+			s := series{name: label(g), color: v.Color}
+			for _, pc := range ps {
+				s.pts = append(s.pts, xy{1 / (1 - pc/100), verdict.Median(at[pc])})
+			}
+			if len(s.pts) > 0 {
+				ch.series = append(ch.series, s)
+			}
+		}
+		if len(ch.series) == 0 {
+			continue
+		}
+		if first {
+			d.h(3, "Latency percentile spectrum")
+			d.p("From the spectrum table (the kept window's HdrHistogram at fixed percentiles), median over the repeats.")
+			first = false
+		}
+		d.chart(&chartFile{File: "spectrum-" + b.Name + "-" + p.slug() + ".svg", Title: ch.title, SVG: ch.svg()})
+	}
+}
+
+func ramp(d *doc, t *tables, b *Batch) {
+	if len(t.series) == 0 {
+		return
+	}
+	byCell := map[string][]datasets.Second{}
+	for _, s := range t.series {
+		byCell[s.CellID] = append(byCell[s.CellID], s)
+	}
+	ch := &lineChart{title: "Batch " + b.Name + ": warm-up ramp (first measured cell of each variant)", xLabel: "second since the load started",
+		yLabel: "requests/s", yFormat: fmtRPS, zeroY: true, vline: math.NaN(), vlineLabel: "kept window"}
+	var rows [][]string
+	for _, v := range b.Variants {
+		var first *datasets.Cell
+		for _, p := range b.Points {
+			if g := b.Group(v, p); g != nil {
+				for _, c := range g.Measured {
+					if len(byCell[c.CellID]) > 0 && (first == nil || c.Seq < first.Seq) {
+						first = c
+					}
+				}
+			}
+		}
+		if first == nil {
+			continue
+		}
+		secs := byCell[first.CellID]
+		var head, steady []float64
+		inWindowSeen := false
+		s := series{name: v.Label, color: v.Color}
+		for _, sec := range secs {
+			s.pts = append(s.pts, xy{float64(sec.Second), float64(sec.Requests)})
+			if sec.InWindow {
+				if !inWindowSeen && math.IsNaN(ch.vline) {
+					ch.vline = float64(sec.Second)
+				}
+				inWindowSeen = true
+				steady = append(steady, float64(sec.Requests))
+			} else if !inWindowSeen {
+				head = append(head, float64(sec.Requests))
+			}
+		}
+		ch.series = append(ch.series, s)
+		if len(head) == 0 || len(steady) == 0 {
+			continue
+		}
+		hm, sm := mean(head), mean(steady)
+		ratio := "-"
+		if hm > 0 {
+			ratio = fmt.Sprintf("%.2fx", sm/hm)
+		}
+		lb := v.Label
+		if first.Status == "unfair" {
+			lb += " UNFAIR"
+		}
+		rows = append(rows, []string{lb, first.CellName, fmt.Sprintf("%d s", len(head)), fmtRPS(hm), fmtRPS(sm), ratio})
+	}
+	if len(ch.series) == 0 {
+		return
+	}
+	d.h(3, "Warm-up ramp")
+	d.p("From the timeseries table: requests per second of each variant's first measured cell, the seconds before the kept window (warm-up and discarded head) against the kept window (steady state). A steady/first ratio near 1.00x means no ramp.")
+	if len(rows) > 0 {
+		d.table(b.preconditions(), []string{"variant", "cell", "first", "first rps", "steady rps", "steady / first"}, rows)
+	}
+	d.chart(&chartFile{File: "rampup-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
+}
+
+// msTick labels a power of ten of microseconds in milliseconds.
+func msTick(us float64) string { return trimFloat(us/1000) + " ms" }
+
+func mean(vs []float64) float64 {
+	var s float64
+	for _, v := range vs {
+		s += v
+	}
+	return s / float64(len(vs))
+}
+
+func heapGradient(d *doc, b *Batch) {
+	heaps := map[string][]*Variant{}
+	var targets []string
+	for _, v := range b.Variants {
+		if v.HeapBytes < 0 {
+			continue
+		}
+		if _, ok := heaps[v.Target]; !ok {
+			targets = append(targets, v.Target)
+		}
+		heaps[v.Target] = append(heaps[v.Target], v)
+	}
+	var axis []string
+	for _, tg := range targets {
+		vs := heaps[tg]
+		distinct := map[int64]bool{}
+		for _, v := range vs {
+			distinct[v.HeapBytes] = true
+		}
+		if len(distinct) > 1 {
+			axis = append(axis, tg)
+		}
+	}
+	if len(axis) == 0 {
+		return
+	}
+	d.h(3, "Heap gradient")
+	d.p("Same service, only the heap (or GOMEMLIMIT) changed: RSS under load, throughput and p99 per heap size.")
+	var rows [][]string
+	type panel struct {
+		key, title, ylabel string
+		format             func(float64) string
+	}
+	panels := []panel{{"rss", "RSS under load", "RSS (median)", fmtBytes}, {"rps", "throughput", "requests/s (median)", fmtRPS}, {"p99", "p99", "p99 (median)", fmtLatency}}
+	charts := make([]*lineChart, len(panels))
+	for i, pn := range panels {
+		charts[i] = &lineChart{title: "Batch " + b.Name + ": heap gradient, " + pn.title, xLabel: "heap (MiB, log scale)", yLabel: pn.ylabel,
+			xLog: true, yFormat: pn.format, zeroY: true, vline: math.NaN()}
+	}
+	ci := 0
+	for _, tg := range axis {
+		vs := slices.Clone(heaps[tg])
+		slices.SortStableFunc(vs, func(x, y *Variant) int { return compareF(float64(x.HeapBytes), float64(y.HeapBytes)) })
+		for _, p := range b.Points {
+			ss := make([]series, len(panels))
+			for i := range ss {
+				ss[i] = series{name: tg + ", " + p.Label(), color: palette[ci%len(palette)]}
+			}
+			for _, v := range vs {
+				g := b.Group(v, p)
+				if g == nil {
+					continue
+				}
+				r := []string{label(g), v.HeapLabel, p.Label()}
+				for i, pn := range panels {
+					vals := g.values(metricByKey(pn.key))
+					r = append(r, fmtSample(vals, pn.format))
+					if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
+						ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), verdict.Median(vals)})
+					}
+				}
+				rows = append(rows, r)
+			}
+			for i := range panels {
+				if len(ss[i].pts) > 0 {
+					charts[i].series = append(charts[i].series, ss[i])
+				}
+			}
+			ci++
+		}
+	}
+	for i := range charts {
+		var ticks []tick
+		seen := map[float64]bool{}
+		for _, s := range charts[i].series {
+			for _, p := range s.pts {
+				if !seen[p.x] {
+					seen[p.x] = true
+					ticks = append(ticks, tick{p.x, trimFloat(p.x)})
+				}
+			}
+		}
+		slices.SortFunc(ticks, func(a, b tick) int { return compareF(a.v, b.v) })
+		charts[i].xTicks = ticks
+	}
+	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
+	for i, pn := range panels {
+		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
+	}
+}

@@ -1,0 +1,305 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"yardstick/stages/report/reporttest"
+)
+
+// fixtureDir is the reporttest run, written once for all tests.
+var fixtureDir string
+
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "report-fixture-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixtureDir, err = reporttest.Write(tmp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+func render(t *testing.T, o Options) Result {
+	t.Helper()
+	if o.Out == "" {
+		o.Out = t.TempDir()
+	}
+	res, err := Run(fixtureDir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGoldenMarkdown compares report.md of the fixture run with
+// testdata/fixture.report.md; YARDSTICK_UPDATE=1 rewrites it.
+func TestGoldenMarkdown(t *testing.T) {
+	res := render(t, Options{})
+	got := read(t, filepath.Join(res.Out, "report.md"))
+	golden := filepath.Join("testdata", "fixture.report.md")
+	if os.Getenv("YARDSTICK_UPDATE") == "1" {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := read(t, golden)
+	if !bytes.Equal(got, want) {
+		gp := filepath.Join(t.TempDir(), "got.report.md")
+		_ = os.WriteFile(gp, got, 0o644)
+		t.Fatalf("report.md differs from %s (got: %s); rerun with YARDSTICK_UPDATE=1 and review the diff", golden, gp)
+	}
+	md := string(got)
+	// Order: environment, then fairness failures, then any result.
+	env, fair, batch := strings.Index(md, "## Environment and preconditions"), strings.Index(md, "## Fairness failures"), strings.Index(md, "## Batch")
+	if !(env >= 0 && env < fair && fair < batch) {
+		t.Errorf("sections out of order: environment %d, fairness %d, first batch %d", env, fair, batch)
+	}
+	for _, want := range []string{
+		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
+		"| 7% |", "CPU sets: target 0, load generator 1", // preconditions
+		"had the highest throughput in", "(p=", " ~", // wins and verdicts
+		"No baseline declared for batch heap", // the heap batch has none
+		"### Heap gradient", "### Peak throughput per payload", "### Warm-up ramp",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+// Two renders of the same tables are byte-identical, charts included.
+func TestDeterministic(t *testing.T) {
+	a, b := render(t, Options{}), render(t, Options{})
+	if len(a.Files) != len(b.Files) || len(a.Files) < 10 {
+		t.Fatalf("files: %d and %d", len(a.Files), len(b.Files))
+	}
+	for i := range a.Files {
+		if filepath.Base(a.Files[i]) != filepath.Base(b.Files[i]) || !bytes.Equal(read(t, a.Files[i]), read(t, b.Files[i])) {
+			t.Errorf("%s differs between two renders", filepath.Base(a.Files[i]))
+		}
+	}
+}
+
+// svgStats parses an SVG and counts its structure.
+type svgStats struct {
+	title  string
+	series map[string]int // name -> points
+	order  []string
+	axes   int
+	rings  []string
+}
+
+func parseSVG(t *testing.T, path string) svgStats {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(read(t, path)))
+	s := svgStats{series: map[string]int{}}
+	var cur string
+	var inTitle bool
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", path, err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			attr := func(n string) string {
+				for _, a := range e.Attr {
+					if a.Name.Local == n {
+						return a.Value
+					}
+				}
+				return ""
+			}
+			cls := attr("class")
+			switch {
+			case e.Name.Local == "g" && cls == "series":
+				cur = attr("data-name")
+				s.order = append(s.order, cur)
+				s.series[cur] = 0
+			case e.Name.Local == "circle" && cls == "point":
+				s.series[cur]++
+			case e.Name.Local == "g" && strings.HasPrefix(cls, "axis"):
+				s.axes++
+			case e.Name.Local == "circle" && cls == "ring":
+				s.rings = append(s.rings, attr("data-score"))
+			case e.Name.Local == "text" && cls == "title":
+				inTitle = true
+			}
+		case xml.CharData:
+			if inTitle {
+				s.title += string(e)
+			}
+		case xml.EndElement:
+			inTitle = false
+			if e.Name.Local == "g" {
+				// series groups hold no nested g
+			}
+		}
+	}
+	return s
+}
+
+func TestSVGStructure(t *testing.T) {
+	res := render(t, Options{})
+	svg := func(name string) svgStats { return parseSVG(t, filepath.Join(res.Out, name)) }
+
+	r := svg("radar-main.svg")
+	if r.axes != 7 || len(r.order) != 3 || r.order[0] != "go" {
+		t.Errorf("radar: %d axes, series %v; want 7 axes, go first of 3", r.axes, r.order)
+	}
+	for n, pts := range r.series {
+		if pts != 7 {
+			t.Errorf("radar series %s has %d points, want 7", n, pts)
+		}
+	}
+	if strings.Join(r.rings, ",") != "50,100,150,200" {
+		t.Errorf("radar rings %v", r.rings)
+	}
+	for _, p := range []string{"128", "2048"} {
+		for _, kind := range []string{"throughput", "p99"} {
+			s := svg(kind + "-main-p" + p + ".svg")
+			if len(s.order) != 3 || s.axes != 2 || !strings.Contains(s.title, "payload "+p+" B") {
+				t.Errorf("%s-main-p%s: series %v axes %d title %q", kind, p, s.order, s.axes, s.title)
+			}
+			for n, pts := range s.series {
+				if pts != 2 { // concurrency 8 and 32
+					t.Errorf("%s-main-p%s %s: %d points, want 2", kind, p, n, pts)
+				}
+			}
+		}
+	}
+	s := svg("spectrum-main-p128-c8.svg")
+	if len(s.order) != 3 || s.series["go"] != 17 { // 18 percentiles less the max
+		t.Errorf("spectrum: %v", s.series)
+	}
+	s = svg("spectrum-main-p2048-c32.svg")
+	if s.series["jvm-zgc (unfair)"] != 0 && s.series["jvm-zgc UNFAIR"] != 17 {
+		t.Errorf("spectrum with the unfair cell: %v", s.series)
+	}
+	s = svg("rampup-main.svg")
+	if len(s.order) != 3 || s.series["jvm-g1"] != 7 {
+		t.Errorf("ramp: %v", s.series)
+	}
+	for _, k := range []string{"rss", "rps", "p99"} {
+		s = svg("heap-heap-" + k + ".svg")
+		if len(s.order) != 1 || s.series[s.order[0]] != 3 {
+			t.Errorf("heap-heap-%s: %v", k, s.series)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(res.Out, "radar-heap.svg")); err == nil {
+		t.Error("heap batch has no baseline, yet a radar was drawn")
+	}
+}
+
+// A --baseline missing from a batch leaves that batch without ratios and
+// says so; the other batch keeps them. Nothing ranks across batches.
+func TestBaselineNotInBatch(t *testing.T) {
+	res := render(t, Options{Baseline: "jvm-zgc"})
+	md := string(read(t, filepath.Join(res.Out, "report.md")))
+	if !strings.Contains(md, `Baseline "jvm-zgc" (--baseline) is not in batch heap`) {
+		t.Errorf("no note for the heap batch:\n%s", md)
+	}
+	if !strings.Contains(md, "### Ratios to the baseline jvm-zgc") || strings.Count(md, "### Ratios") != 1 {
+		t.Errorf("want ratios in batch main only")
+	}
+	if len(res.Notes) == 0 {
+		t.Error("no notes returned")
+	}
+}
+
+func TestFormats(t *testing.T) {
+	res := render(t, Options{Formats: []string{"html"}})
+	if _, err := os.Stat(filepath.Join(res.Out, "report.md")); err == nil {
+		t.Error("report.md written with --format html")
+	}
+	if _, err := Run(fixtureDir, Options{Formats: []string{"pdf"}, Out: t.TempDir()}); err == nil {
+		t.Error("format pdf accepted")
+	}
+}
+
+// Only the run directory is read: a copy elsewhere, without plan.json
+// even, still reports (with a note).
+func TestRunDirAloneWithoutPlan(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "old", "run=x")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := filepath.Glob(filepath.Join(fixtureDir, "*.parquet"))
+	for _, e := range ents {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(e)), read(t, e), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(read(t, filepath.Join(res.Out, "report.md")))
+	if !strings.Contains(md, "plan.json unreadable") || !strings.Contains(md, "noise band unknown") {
+		t.Errorf("missing plan.json not reported")
+	}
+}
+
+// Bad input is an error, never a panic.
+func TestBadInput(t *testing.T) {
+	cells := read(t, filepath.Join(fixtureDir, "cells.parquet"))
+	spectrum := read(t, filepath.Join(fixtureDir, "spectrum.parquet"))
+	cases := map[string]map[string][]byte{
+		"truncated":      {"cells.parquet": cells[:len(cells)/2]},
+		"truncated tail": {"cells.parquet": cells[:len(cells)-9]},
+		"foreign":        {"cells.parquet": []byte("PAR1 this is not a parquet file PAR1")},
+		"empty":          {"cells.parquet": nil},
+		"other table":    {"cells.parquet": spectrum},
+		"corrupt middle": {"cells.parquet": corrupt(cells)},
+		"no cells":       {"spectrum.parquet": spectrum},
+		"bad timeseries": {"cells.parquet": cells, "timeseries.parquet": []byte("garbage")},
+	}
+	for name, files := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for f, b := range files {
+				if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Run(dir, Options{Out: t.TempDir()})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func corrupt(b []byte) []byte {
+	c := bytes.Clone(b)
+	for i := len(c) / 3; i < len(c)/3+200 && i < len(c); i++ {
+		c[i] ^= 0x5a
+	}
+	return c
+}
