@@ -21,11 +21,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"yardstick/stages/report/verdict"
 )
 
 func main() {
@@ -113,19 +113,9 @@ func run() error {
 		cpuRatios = append(cpuRatios, cr)
 		fmt.Printf("%-5d %14.0f %14.0f %9.3f %14.2f %14.2f %9.3f\n", i+1, a.rps, b.rps, rr, a.cpuPerReq(), b.cpuPerReq(), cr)
 	}
-	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f\n", median(rpsRatios))
-	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f\n", median(cpuRatios))
+	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f\n", verdict.Median(rpsRatios))
+	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f\n", verdict.Median(cpuRatios))
 	return nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func freePort() (int, error) {

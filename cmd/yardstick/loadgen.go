@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"yardstick/pipeline/cpuset"
 
 	"yardstick/stages/execute/loadgen"
 )
@@ -63,7 +64,7 @@ func runLoadgen(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("unexpected arguments %q", pos)
 	}
 	if *cpus != "" {
-		if _, err := loadgen.ParseCPUList(*cpus); err != nil {
+		if _, err := cpuset.Parse(*cpus); err != nil {
 			return usagef("--cpus: %v", err)
 		}
 	}
@@ -71,7 +72,7 @@ func runLoadgen(ctx context.Context, env *cliEnv, args []string) error {
 		if list == "" {
 			return nil
 		}
-		set, err := loadgen.ParseCPUList(list)
+		set, err := cpuset.Parse(list)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ package cpuset
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ func Parse(s string) (Set, error) {
 		return nil, fmt.Errorf("empty CPU list")
 	}
 	seen := map[int]bool{}
-	for _, part := range strings.Split(s, ",") {
+	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := cpu(lo)
@@ -60,6 +61,16 @@ func cpu(s string) (int, error) {
 		return 0, fmt.Errorf("CPU %d is beyond %d", n, MaxCPU)
 	}
 	return n, nil
+}
+
+// Of makes a Set of any CPU numbers: sorted, without duplicates.
+func Of[T int | uint64](cpus []T) Set {
+	out := make(Set, 0, len(cpus))
+	for _, c := range cpus {
+		out = append(out, int(c))
+	}
+	sort.Ints(out)
+	return slices.Compact(out)
 }
 
 // Intersect returns the CPUs in both s and t.

@@ -16,6 +16,7 @@ func TestParse(t *testing.T) {
 		{"0,2-3", Set{0, 2, 3}, "0,2-3"},
 		{"3,1,2,1", Set{1, 2, 3}, "1-3"},
 		{"0-2,5,7-8", Set{0, 1, 2, 5, 7, 8}, "0-2,5,7-8"},
+		{" 3,1,1-2 ", Set{1, 2, 3}, "1-3"},
 	} {
 		got, err := Parse(tc.in)
 		if err != nil {
@@ -29,6 +30,26 @@ func TestParse(t *testing.T) {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q): no error", bad)
 		}
+	}
+}
+
+func TestOf(t *testing.T) {
+	for _, tc := range []struct {
+		in   []uint64
+		want string
+	}{
+		{nil, ""},
+		{[]uint64{0}, "0"},
+		{[]uint64{5, 3, 4, 0}, "0,3-5"},
+		{[]uint64{1, 1, 2}, "1-2"},
+		{[]uint64{0, 2, 4, 6, 7}, "0,2,4,6-7"},
+	} {
+		if got := Of(tc.in).String(); got != tc.want {
+			t.Errorf("Of(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := Of([]int{5, 0, 1, 2, 7, 8}).String(); got != "0-2,5,7-8" {
+		t.Errorf("Of(ints) = %q", got)
 	}
 }
 

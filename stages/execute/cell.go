@@ -26,6 +26,7 @@ import (
 	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/proc"
 	"yardstick/stages/execute/procsample"
+	"yardstick/stages/report/verdict"
 )
 
 // loadSpec builds the load generator's spec for cell c.
@@ -535,7 +536,7 @@ func targetStats(ss []pipeline.Sample, requests int64, keptStart, keptEnd time.T
 		}
 	}
 	if len(rss) > 0 {
-		ts.RSSSteadyBytes = int64(median(rss))
+		ts.RSSSteadyBytes = int64(verdict.Median(rss))
 	}
 	if before == nil && len(ss) > 0 {
 		before = &ss[0]

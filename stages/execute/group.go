@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"yardstick/stages/report/verdict"
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
@@ -116,7 +117,7 @@ func (r *runner) runGroup(ctx context.Context, b *pipeline.Batch, cells []pipeli
 			}
 		}
 		cold := &pipeline.ColdStart{StartMS: ms(t.cold), ProbesMS: probes}
-		cold.MedianMS = median(append([]float64{cold.StartMS}, probes...))
+		cold.MedianMS = verdict.Median(append([]float64{cold.StartMS}, probes...))
 		t.rec.ColdStart = cold
 		cp := r.runCell(ctx, b, t, &c)
 		if ctx.Err() != nil && cp.Status != pipeline.StatusOK {
@@ -211,16 +212,3 @@ func (r *runner) stopTarget(t *target, cause error) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}

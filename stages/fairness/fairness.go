@@ -14,10 +14,10 @@ package fairness
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"yardstick/stages/report/verdict"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -253,7 +253,7 @@ func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit 
 		lo, hi := math.Inf(1), math.Inf(-1)
 		var parts []string
 		for _, l := range a.order {
-			m := median(a.vals[l])
+			m := verdict.Median(a.vals[l])
 			lo, hi = math.Min(lo, m), math.Max(hi, m)
 			parts = append(parts, fmt.Sprintf("%s %.1f", l, m))
 		}
@@ -431,19 +431,6 @@ func nonzero(ms ...map[string]int64) string {
 		return "nothing recorded"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func sortedKeys(m map[string]bool) []string {

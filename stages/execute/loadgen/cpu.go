@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"yardstick/pipeline/cpuset"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,7 +42,7 @@ func Pin(cpus []int) error {
 				if err == unix.ESRCH { // the thread exited meanwhile
 					continue
 				}
-				return fmt.Errorf("pin thread %d to CPUs %s: %w", tid, FormatCPUList(cpus), err)
+				return fmt.Errorf("pin thread %d to CPUs %s: %w", tid, cpuset.Of(cpus).String(), err)
 			}
 			done[tid] = true
 			fresh++

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"yardstick/pipeline/cpuset"
 )
 
 // Bounds that hold for every run, whatever a caller asks for.
@@ -198,7 +199,7 @@ func (s *Spec) Validate() error {
 		bad("workers %d: want 0..1024", s.Workers)
 	}
 	if s.CPUs != "" {
-		if _, err := ParseCPUList(s.CPUs); err != nil {
+		if _, err := cpuset.Parse(s.CPUs); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -68,24 +68,6 @@ func TestRateFromPeak(t *testing.T) {
 	}
 }
 
-func TestCPUList(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string][]int{"0": {0}, "0-2,5": {0, 1, 2, 5}, " 3,1,1-2 ": {1, 2, 3}} {
-		got, err := ParseCPUList(in)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("ParseCPUList(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "a", "3-1", "-1", "1,", "99999"} {
-		if _, err := ParseCPUList(in); err == nil {
-			t.Errorf("ParseCPUList(%q): no error", in)
-		}
-	}
-	if got := FormatCPUList([]int{5, 0, 1, 2, 7, 8}); got != "0-2,5,7-8" {
-		t.Errorf("FormatCPUList = %q", got)
-	}
-}
-
 func TestRequestTemplates(t *testing.T) {
 	t.Parallel()
 	s := Spec{URL: "http://127.0.0.1:8080/api/strings/{vary}?p={payload_text}&n={payload}", Method: "POST", Body: `{"v":"{vary}","p":"{payload_text}","n":{payload}}`,

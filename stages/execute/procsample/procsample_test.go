@@ -153,25 +153,6 @@ func TestCountMatching(t *testing.T) {
 	}
 }
 
-func TestFormatCPUList(t *testing.T) {
-	for _, tt := range []struct {
-		in   []uint64
-		want string
-	}{
-		{nil, ""},
-		{[]uint64{0}, "0"},
-		{[]uint64{0, 1}, "0-1"},
-		{[]uint64{0, 1, 2, 5}, "0-2,5"},
-		{[]uint64{5, 3, 4, 0}, "0,3-5"},
-		{[]uint64{1, 1, 2}, "1-2"},
-		{[]uint64{0, 2, 4, 6, 7}, "0,2,4,6-7"},
-	} {
-		if got := formatCPUList(tt.in); got != tt.want {
-			t.Errorf("formatCPUList(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestVanished builds a /proc tree in which a listed process has no files
 // left and a thread directory is empty, as when they exit between the
 // directory listing and the read: both are skipped, not errors.

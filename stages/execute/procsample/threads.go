@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
-	"strings"
+	"yardstick/pipeline/cpuset"
 
 	"github.com/prometheus/procfs"
 )
@@ -66,33 +65,7 @@ func Affinity(pfs procfs.FS, pid int) (map[int]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("procsample: read status of thread %d of pid %d: %w", t.PID, pid, err)
 		}
-		aff[t.PID] = formatCPUList(st.CpusAllowedList)
+		aff[t.PID] = cpuset.Of(st.CpusAllowedList).String()
 	}
 	return aff, nil
-}
-
-// formatCPUList writes CPU numbers as a Linux CPU list, runs of consecutive
-// numbers as ranges: [0 1 2 5] gives "0-2,5". procfs expands the kernel's
-// list into numbers; this puts it back in the kernel's notation, which is
-// also that of pipeline/cpuset.
-func formatCPUList(cpus []uint64) string {
-	cs := append([]uint64(nil), cpus...)
-	sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
-	var b strings.Builder
-	for i := 0; i < len(cs); {
-		j := i
-		for j+1 < len(cs) && cs[j+1] <= cs[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatUint(cs[i], 10))
-		if cs[j] != cs[i] {
-			b.WriteByte('-')
-			b.WriteString(strconv.FormatUint(cs[j], 10))
-		}
-		i = j + 1
-	}
-	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"yardstick/pipeline/cpuset"
 )
 
 // Main runs the sample service with command-line arguments args (without
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var pinTo []int
 	if *affinity != "" {
-		cpus, err := parseCPUList(*affinity)
+		cpus, err := cpuset.Parse(*affinity)
 		if err != nil {
 			return fmt.Errorf("fault affinity: %w", err)
 		}
