@@ -101,7 +101,7 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 }
 
 // Names lists every table, in the order the datasets stage writes them.
-var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment"}
+var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment", "batches"}
 
 // SchemaOf returns the Arrow schema of the named table (without metadata),
 // or nil if there is no such table.
@@ -121,6 +121,8 @@ func SchemaOf(name string) *arrow.Schema {
 		return Fairness.Schema()
 	case Environments.name:
 		return Environments.Schema()
+	case Batches.name:
+		return Batches.Schema()
 	}
 	return nil
 }

@@ -1,12 +1,10 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
@@ -21,8 +19,8 @@ type tables struct {
 	spectrum []datasets.SpectrumPoint
 	fairness []datasets.FairnessCheck
 	env      []datasets.Environment
-	// plan is plan.json, read only for what the tables do not hold: the
-	// batches' CPU sets, noise bands and baselines. nil when absent.
+	// plan holds the batches table (CPU sets, processors, noise bands,
+	// baselines) in the plan's shape; nil when the table is missing.
 	plan *pipeline.Plan
 	// notes say what was missing.
 	notes []string
@@ -74,11 +72,38 @@ func load(dir string) (*tables, error) {
 	if err := optional("environment", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.plan, err = readPlan(filepath.Join(dir, "plan.json"))
-	if err != nil {
-		t.notes = append(t.notes, fmt.Sprintf("plan.json unreadable (%v): CPU sets, noise bands and baselines are unknown; noise band taken as 0.", err))
+	batches, m, ok, err := readTable(datasets.Batches, dir)
+	if err := optional("batches", m, ok, err); err != nil {
+		return nil, err
+	}
+	if ok {
+		t.plan = planOf(batches)
+	} else {
+		t.notes = append(t.notes, "without the batches table, CPU sets, noise bands and baselines are unknown; noise band taken as 0.")
 	}
 	return t, nil
+}
+
+// planOf puts the batches table in the plan's shape, the part of it the
+// report states with its numbers.
+func planOf(rows []datasets.Batch) *pipeline.Plan {
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	p := &pipeline.Plan{}
+	for _, r := range rows {
+		b := pipeline.Batch{
+			Name: r.Batch, Description: str(r.Description), Processors: int(r.Processors),
+			Baseline: str(r.Baseline), Repeats: int(r.Repeats), Order: r.Order,
+		}
+		b.Placement.Target, b.Placement.Services, b.Placement.Loadgen = r.CPUsTarget, str(r.CPUsServices), r.CPUsLoadgen
+		b.Fairness.Noise = r.NoiseBand
+		p.Batches = append(p.Batches, b)
+	}
+	return p
 }
 
 // readTable reads one table file, turning a panic of the Parquet decoder
@@ -99,18 +124,4 @@ func readTable[R any](tb *datasets.Table[R], dir string) (rows []R, m datasets.M
 		return nil, m, true, err
 	}
 	return rows, m, true, nil
-}
-
-// readPlan reads plan.json leniently: only the batches' metadata is used,
-// so a plan of another version still helps.
-func readPlan(path string) (*pipeline.Plan, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var p pipeline.Plan
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
 }

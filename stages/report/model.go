@@ -198,7 +198,7 @@ type Batch struct {
 	Variants    []*Variant
 	Points      []Point
 	groups      map[string]*Group
-	// Noise is the declared noise band (plan.json fairness.noise).
+	// Noise is the declared noise band (batches table noise_band).
 	Noise float64
 	// Baseline is the baseline variant; nil leaves the batch without
 	// ratios (BaselineNote says why).

@@ -4,11 +4,11 @@
 //
 // The flow:
 //
-//  1. load: cells.parquet (required), timeseries, spectrum, fairness and
-//     environment (each optional, with a note when missing), and plan.json
-//     for the few things the tables do not hold: the batches' CPU sets,
-//     declared noise bands and baselines. A foreign, truncated or
-//     mismatched file is an error, never a panic.
+//  1. load: cells.parquet (required), timeseries, spectrum, fairness,
+//     environment and batches (each optional, with a note when missing;
+//     batches holds the CPU sets, declared noise bands and baselines). No
+//     other file is read. A foreign, truncated or mismatched file is an
+//     error, never a panic.
 //  2. model: cells grouped by batch, then variant x workload point; the
 //     repeats of a group are one sample (median, spread). Cells of status
 //     ok and unfair are measured; unfair ones are marked wherever they
@@ -24,7 +24,7 @@
 //  5. write: every file atomically (temporary file and rename) into the
 //     output directory, <rundir>/report by default.
 //
-// The output depends only on the tables and plan.json: the same run gives
+// The output depends only on the Parquet tables: the same run gives
 // byte-identical files.
 package report
 
@@ -199,7 +199,7 @@ func environment(d *doc, t *tables, batches []*Batch) {
 		rows = append(rows, []string{b.Name, strings.Join(vs, "; "), cpu, procs, b.Windows, fmt.Sprint(b.Repeats), noise,
 			fmt.Sprintf("%d ok, %d unfair, %d failed, %d pending", ok, unfair, failed, pending)})
 	}
-	d.table("Per batch: variants with their processors and heaps, CPU sets and noise band (plan.json), windows and repeats (cells table)",
+	d.table("Per batch: variants with their processors and heaps, CPU sets and noise band (batches table), windows and repeats (cells table)",
 		[]string{"batch", "variants (processors, heap, GC)", "CPU sets", "processors", "windows", "repeats", "noise band", "cells"}, rows)
 }
 

@@ -242,26 +242,49 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// Only the run directory is read: a copy elsewhere, without plan.json
-// even, still reports (with a note).
+// Only the Parquet tables are read: a copy of them alone, elsewhere (no
+// plan.json, no experiment file), gives the same report; without the
+// batches table it still reports, with a note.
 func TestRunDirAloneWithoutPlan(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "old", "run=x")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, _ := filepath.Glob(filepath.Join(fixtureDir, "*.parquet"))
-	for _, e := range ents {
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(e)), read(t, e), 0o644); err != nil {
+	copyTables := func(skip string) string {
+		dir := filepath.Join(t.TempDir(), "old", "run=20261130T062300Z-r3p0")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		ents, _ := filepath.Glob(filepath.Join(fixtureDir, "*.parquet"))
+		for _, e := range ents {
+			if filepath.Base(e) == skip {
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(e)), read(t, e), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
 	}
-	res, err := Run(dir, Options{})
+	res, err := Run(copyTables(""), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(fixtureDir, Options{Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	md := string(read(t, filepath.Join(res.Out, "report.md")))
-	if !strings.Contains(md, "plan.json unreadable") || !strings.Contains(md, "noise band unknown") {
-		t.Errorf("missing plan.json not reported")
+	if wantMD := string(read(t, filepath.Join(want.Out, "report.md"))); md != wantMD {
+		t.Errorf("the tables alone gave another report than the whole run directory")
+	}
+	if !strings.Contains(md, "noise band 7%") || !strings.Contains(md, "CPU sets: target 0") {
+		t.Errorf("noise band or CPU sets missing from the report of the tables alone")
+	}
+
+	res, err = Run(copyTables("batches.parquet"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = string(read(t, filepath.Join(res.Out, "report.md")))
+	if !strings.Contains(md, "without the batches table") || !strings.Contains(md, "noise band unknown") {
+		t.Errorf("a missing batches table not reported")
 	}
 }
 

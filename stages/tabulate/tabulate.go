@@ -141,6 +141,9 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 	if err := tb.fairness.Append(fairness...); err != nil {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
+	if err := tb.batches.Append(batchRows(plan)...); err != nil {
+		return s, fmt.Errorf("datasets: %w", err)
+	}
 	if env != nil {
 		if err := tb.environment.Append(environmentRow(env, plan)); err != nil {
 			return s, fmt.Errorf("datasets: %w", err)
@@ -167,6 +170,7 @@ type tables struct {
 	samples     *datasets.Writer[datasets.Sample]
 	fairness    *datasets.Writer[datasets.FairnessCheck]
 	environment *datasets.Writer[datasets.Environment]
+	batches     *datasets.Writer[datasets.Batch]
 	// closers finish the writers in the order of Tables; aborts drop them.
 	closers []func() (datasets.File, error)
 	aborts  []func()
@@ -192,6 +196,7 @@ func (tb *tables) create() error {
 		open(tb, datasets.Samples, &tb.samples),
 		open(tb, datasets.Fairness, &tb.fairness),
 		open(tb, datasets.Environments, &tb.environment),
+		open(tb, datasets.Batches, &tb.batches),
 	)
 }
 
@@ -477,6 +482,26 @@ func environmentRow(e *pipeline.Environment, p *pipeline.Plan) datasets.Environm
 		YardstickVersion: e.Yardstick, SourceHash: sourceHash, PlanHash: planHash,
 		PlannedCells: int64(len(p.Cells)), Captured: timeOrNil(e.Captured), Workdir: e.Workdir,
 	}
+}
+
+// batchRows describes the plan's batches.
+func batchRows(p *pipeline.Plan) []datasets.Batch {
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	var out []datasets.Batch
+	for _, b := range p.Batches {
+		out = append(out, datasets.Batch{
+			Batch: b.Name, Description: opt(b.Description), Processors: int64(b.Processors),
+			CPUsTarget: b.Placement.Target, CPUsServices: opt(b.Placement.Services), CPUsLoadgen: b.Placement.Loadgen,
+			NoiseBand: b.Fairness.Noise, Baseline: opt(b.Baseline), Repeats: int64(b.Repeats), Order: b.Order,
+			Variants: int64(len(b.Variants)),
+		})
+	}
+	return out
 }
 
 // readEnvironment reads environment.json; nil when the run has none.
