@@ -87,6 +87,7 @@ func init() {
 	scriptCmds["replace"] = cmdReplace
 	scriptCmds["fairnessrows"] = cmdFairnessRows
 	scriptCmds["sameplan"] = cmdSamePlan
+	scriptCmds["coldstarts"] = cmdColdStarts
 	scriptCmds["subst"] = cmdSubst
 }
 
@@ -365,6 +366,32 @@ func cmdSamePlan(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if _, err := (&pipeline.RunDir{Root: args[1]}).ReadCheckpoint(b.Cells[i].ID); err != nil {
 			ts.Fatalf("cell %s has no checkpoint in %s", b.Cells[i].Name, args[1])
+		}
+	}
+}
+
+// coldstarts RUNDIR N: every ok cell has a cold start measured from its own
+// start plus N start-only probes, and their median.
+func cmdColdStarts(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: coldstarts RUNDIR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	rd := &pipeline.RunDir{Root: args[0]}
+	p, err := rd.ReadPlan()
+	ts.Check(err)
+	for _, c := range p.Cells {
+		cp, err := rd.ReadCheckpoint(c.ID)
+		ts.Check(err)
+		cs := cp.ColdStart
+		if cs == nil || cs.StartMS <= 0 || len(cs.ProbesMS) != n {
+			ts.Fatalf("cell %s: cold start %+v, want a start and %d probes", c.Name, cs, n)
+		}
+		all := append([]float64{cs.StartMS}, cs.ProbesMS...)
+		sort.Float64s(all)
+		if cs.MedianMS != all[len(all)/2] && len(all)%2 == 1 {
+			ts.Fatalf("cell %s: median %v of %v", c.Name, cs.MedianMS, all)
 		}
 	}
 }
