@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,18 +50,3 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
-
-// runInProcess runs the CLI with args against a fresh environment, for unit
-// tests that need more than a script can express.
-func runInProcess(t *testing.T, wd string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb writerBuf
-	env := &cliEnv{stdin: nil, stdout: &out, stderr: &errb, wd: wd}
-	code = runMain(context.Background(), env, args)
-	return out.String(), errb.String(), code
-}
-
-type writerBuf struct{ b []byte }
-
-func (w *writerBuf) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
-func (w *writerBuf) String() string              { return string(w.b) }

@@ -270,7 +270,7 @@ func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit 
 }
 
 func pointKey(c pipeline.Cell) string {
-	s := c.Point.Mode
+	var s string
 	if c.Point.Mode == "closed" {
 		s = "c" + strconv.Itoa(c.Point.Concurrency)
 	} else {

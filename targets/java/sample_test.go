@@ -66,16 +66,15 @@ func buildAndRun(m *testing.M) int {
 
 // proc is a running sample service.
 type proc struct {
-	cmd       *exec.Cmd
-	base      string // http://127.0.0.1:port
-	port      int
-	accessLog string
-	done      chan struct{} // closed when Wait has returned
-	waitErr   error
-	stderr    *lockedBuffer
-	readyIn   time.Duration // exec to the first 200 on /ready
-	requests  int           // requests the test has sent that reached the server
-	client    *http.Client
+	cmd      *exec.Cmd
+	base     string // http://127.0.0.1:port
+	port     int
+	done     chan struct{} // closed when Wait has returned
+	waitErr  error
+	stderr   *lockedBuffer
+	readyIn  time.Duration // exec to the first 200 on /ready
+	requests int           // requests the test has sent that reached the server
+	client   *http.Client
 }
 
 type lockedBuffer struct {

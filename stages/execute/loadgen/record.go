@@ -156,14 +156,13 @@ func (t *tally) interval() Interval {
 // every worker has handed in its tally for N, and folds each into the
 // whole-window tally.
 type aggregator struct {
-	workers  int
-	pending  map[int]*tally
-	count    map[int]int
-	next     int // the next second to emit
-	whole    *tally
-	free     chan *tally
-	emit     func(Interval)
-	finished int
+	workers int
+	pending map[int]*tally
+	count   map[int]int
+	next    int // the next second to emit
+	whole   *tally
+	free    chan *tally
+	emit    func(Interval)
 }
 
 func newAggregator(workers int, free chan *tally, emit func(Interval)) *aggregator {
