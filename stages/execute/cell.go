@@ -128,7 +128,7 @@ func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec
 	var stdin io.WriteCloser
 	var stdout io.ReadCloser
 	var stderr strings.Builder
-	p, err := proc.Start(proc.Spec{
+	p, err := r.start(proc.Spec{
 		Argv:   []string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen},
 		CPUs:   cpus,
 		Stderr: &lockedWriter{w: &stderr},
@@ -144,7 +144,7 @@ func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec
 	if err != nil {
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
-	defer p.Stop(r.opts.StopGrace)
+	defer r.stop(p)
 	if onStart != nil {
 		onStart(p.PID())
 	}

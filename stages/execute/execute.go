@@ -89,6 +89,7 @@ type runner struct {
 	prog    *progress
 	builds  map[string]error // by variant label: the build step's outcome
 	summary Summary
+	reaper  *reaper
 }
 
 // Run executes every selected cell of the plan that has no checkpoint yet.
@@ -100,6 +101,12 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 		return Summary{}, err
 	}
 	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
+	rp, err := startReaper(opts.Self)
+	if err != nil {
+		return Summary{}, err
+	}
+	r.reaper = rp
+	defer rp.close()
 	var todo []pipeline.Cell
 	for _, c := range p.Cells {
 		if !Selected(opts.Only, &c) {
@@ -181,7 +188,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 	services, err := r.startServices(ctx, b)
 	defer func() {
 		for _, s := range services {
-			s.Stop(r.opts.StopGrace)
+			r.stop(s)
 		}
 	}()
 	if err != nil {
@@ -240,7 +247,7 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*proc.
 		if err != nil {
 			return started, err
 		}
-		p, err := proc.Start(proc.Spec{Argv: s.Argv, Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+		p, err := r.start(proc.Spec{Argv: s.Argv, Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 		stdout.Close()
 		stderr.Close()
 		if err != nil {
@@ -256,6 +263,21 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*proc.
 		}
 	}
 	return started, nil
+}
+
+// start starts a process group and registers it with the reaper.
+func (r *runner) start(s proc.Spec) (*proc.Process, error) {
+	p, err := proc.Start(s)
+	if err == nil {
+		r.reaper.add(p.PID())
+	}
+	return p, err
+}
+
+// stop stops a process group and tells the reaper it is gone.
+func (r *runner) stop(p *proc.Process) {
+	p.Stop(r.opts.StopGrace)
+	r.reaper.remove(p.PID())
 }
 
 // dir resolves a process's working directory against the run's workdir.
@@ -293,11 +315,11 @@ func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) err
 	}
 	defer out.Close()
 	r.prog.note("build " + key + ": " + strings.Join(p.Build, " "))
-	bp, err := proc.Start(proc.Spec{Argv: p.Build, Dir: r.dir(p.Dir), Stdout: out, Stderr: out})
+	bp, err := r.start(proc.Spec{Argv: p.Build, Dir: r.dir(p.Dir), Stdout: out, Stderr: out})
 	if err == nil {
 		werr := bp.Wait(ctx)
+		r.stop(bp)
 		if werr != nil {
-			bp.Stop(r.opts.StopGrace)
 			err = fmt.Errorf("build step %s: %v; log %s: %s", strings.Join(p.Build, " "), werr, logPath, tail(logPath))
 		}
 	}

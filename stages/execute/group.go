@@ -174,7 +174,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	if err != nil {
 		return nil, err
 	}
-	p, err := proc.Start(proc.Spec{Argv: argv, Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+	p, err := r.start(proc.Spec{Argv: argv, Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 	stdout.Close()
 	stderr.Close()
 	t.rec = &pipeline.StartRecord{Name: t.name, Group: c.Group, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env}
@@ -200,7 +200,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 // stopTarget stops the target's process group and writes its start record.
 func (r *runner) stopTarget(t *target, cause error) {
 	if t.p != nil {
-		t.p.Stop(r.opts.StopGrace)
+		r.stop(t.p)
 		t.rec.ExitStatus = t.p.ExitStatus()
 	}
 	t.rec.Stopped = time.Now()
