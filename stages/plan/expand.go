@@ -127,6 +127,21 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 	return pb, cells, nil
 }
 
+// FromSource loads one CUE file held in memory and expands the named
+// experiment (the only one when experiment is empty): what test fixtures
+// and tools that make plans without files need.
+func FromSource(name string, src []byte, experiment string, opts Options) (*pipeline.Plan, error) {
+	def, err := schema.LoadSources(name, []schema.SourceFile{{Path: name, Content: src}})
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	e, err := def.Experiment(experiment)
+	if err != nil {
+		return nil, err
+	}
+	return Expand(def, e, opts)
+}
+
 // Points lists the workload points in order: payload-major, then
 // concurrency or rate as declared.
 func Points(w *schema.Workload) []pipeline.Point {

@@ -33,17 +33,9 @@ func shipped(t *testing.T) []string {
 // planFrom loads definition files from source text and renders the plan.
 func planFrom(t *testing.T, name string, src []byte) (*pipeline.Plan, string) {
 	t.Helper()
-	def, err := schema.LoadSources(name, []schema.SourceFile{{Path: name, Content: src}})
+	p, err := plan.FromSource(name, src, "", plan.Options{})
 	if err != nil {
-		t.Fatalf("load %s: %v", name, err)
-	}
-	e, err := def.Experiment("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Expand(def, e, plan.Options{})
-	if err != nil {
-		t.Fatalf("expand %s: %v", name, err)
+		t.Fatalf("plan %s: %v", name, err)
 	}
 	var b bytes.Buffer
 	if err := plan.WriteText(&b, p); err != nil {

@@ -18,7 +18,6 @@ import (
 
 	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
-	"yardstick/schema"
 	"yardstick/stages/plan"
 	"yardstick/stages/tabulate"
 )
@@ -119,15 +118,7 @@ const (
 
 // Plan expands Definition.
 func Plan() (*pipeline.Plan, error) {
-	def, err := schema.LoadSources("reportfix.cue", []schema.SourceFile{{Path: "reportfix.cue", Content: []byte(Definition)}})
-	if err != nil {
-		return nil, fmt.Errorf("fixture definition: %w", err)
-	}
-	e, err := def.Experiment(Experiment)
-	if err != nil {
-		return nil, err
-	}
-	return plan.Expand(def, e, plan.Options{})
+	return plan.FromSource("reportfix.cue", []byte(Definition), Experiment, plan.Options{})
 }
 
 // Base is when the fixture run started.

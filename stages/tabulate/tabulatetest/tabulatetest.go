@@ -17,7 +17,6 @@ import (
 
 	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
-	"yardstick/schema"
 	"yardstick/stages/plan"
 )
 
@@ -109,15 +108,7 @@ type Options struct {
 
 // Plan expands Definition.
 func Plan() (*pipeline.Plan, error) {
-	def, err := schema.LoadSources("fixture.cue", []schema.SourceFile{{Path: "fixture.cue", Content: []byte(Definition)}})
-	if err != nil {
-		return nil, fmt.Errorf("fixture definition: %w", err)
-	}
-	e, err := def.Experiment(Experiment)
-	if err != nil {
-		return nil, err
-	}
-	return plan.Expand(def, e, plan.Options{})
+	return plan.FromSource("fixture.cue", []byte(Definition), Experiment, plan.Options{})
 }
 
 // Base is when the fixture run started.
