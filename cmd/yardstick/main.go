@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 )
 
@@ -135,7 +134,8 @@ func newFlagSet(env *cliEnv, v string) *flag.FlagSet {
 }
 
 // parseFlags parses args with flags allowed anywhere among the positional
-// arguments (Go's flag package stops at the first positional one).
+// arguments (Go's flag package stops at the first positional one): it
+// parses, takes one positional argument, and parses the rest again.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -149,20 +149,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(args) == 0 {
 			return pos, nil
 		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
 		pos = append(pos, args[0])
 		args = args[1:]
-		if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
-			// keep consuming positional arguments until a flag appears
-			for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-				pos = append(pos, args[0])
-				args = args[1:]
-			}
-			if len(args) == 0 {
-				return pos, nil
-			}
-		}
 	}
 }
