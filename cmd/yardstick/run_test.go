@@ -88,6 +88,7 @@ func init() {
 	scriptCmds["fairnessrows"] = cmdFairnessRows
 	scriptCmds["sameplan"] = cmdSamePlan
 	scriptCmds["coldstarts"] = cmdColdStarts
+	scriptCmds["firstbefore"] = cmdFirstBefore
 	scriptCmds["subst"] = cmdSubst
 }
 
@@ -392,6 +393,28 @@ func cmdColdStarts(ts *testscript.TestScript, neg bool, args []string) {
 		sort.Float64s(all)
 		if cs.MedianMS != all[len(all)/2] && len(all)%2 == 1 {
 			ts.Fatalf("cell %s: median %v of %v", c.Name, cs.MedianMS, all)
+		}
+	}
+}
+
+// firstbefore FILE MARK TEXT...: each TEXT occurs in FILE, the first time
+// before the first MARK (a report lists its fairness failures before any
+// batch's results).
+func cmdFirstBefore(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 || neg {
+		ts.Fatalf("usage: firstbefore FILE MARK TEXT...")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	s := string(b)
+	mark := strings.Index(s, args[1])
+	if mark < 0 {
+		ts.Fatalf("%s: no %q", args[0], args[1])
+	}
+	for _, text := range args[2:] {
+		i := strings.Index(s, text)
+		if i < 0 || i > mark {
+			ts.Fatalf("%s: %q first at %d, after %q at %d", args[0], text, i, args[1], mark)
 		}
 	}
 }
