@@ -331,7 +331,7 @@ func (w *worker) handle(c *conn, events uint32) {
 }
 
 func (w *worker) read(c *conn) {
-	n, err := unix.Read(c.fd, w.rbuf)
+	n, err := rawRead(c.fd, w.rbuf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -435,7 +435,7 @@ func (w *worker) send(c *conn, intended int64) {
 // flush writes what is left of c's request, waiting for room when the
 // socket buffer is full.
 func (w *worker) flush(c *conn) {
-	n, err := unix.Write(c.fd, c.wbuf[c.woff:])
+	n, err := rawWrite(c.fd, c.wbuf[c.woff:])
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		w.cur.errs[ErrWrite]++
 		w.drop(c, w.now(), false)
@@ -456,4 +456,28 @@ func (w *worker) flush(c *conn) {
 		c.wantOut = true
 		w.ctl(unix.EPOLL_CTL_MOD, c, unix.EPOLLIN|unix.EPOLLOUT)
 	}
+}
+
+// rawRead and rawWrite are read(2) and write(2) without the Go runtime's
+// syscall bookkeeping (entersyscall/exitsyscall): the sockets are
+// non-blocking, so these calls never block, and the loop thread is locked
+// to its event loop anyway. Two of them per request are most of the
+// generator's own user-space cost.
+func rawRead(fd int, p []byte) (int, error) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
+}
+
+func rawWrite(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
 }
