@@ -56,6 +56,7 @@ func Processors(b *schema.Batch) int {
 type axis struct {
 	knob   string
 	values []string
+	list   bool // given as a list: a variant axis, named in the label
 }
 
 // targetAxes lists a target's knobs in KnobNames order with their values
@@ -64,7 +65,7 @@ func targetAxes(t *schema.Target) []axis {
 	var out []axis
 	add := func(name string, a schema.Axis) {
 		if a.Set() {
-			out = append(out, axis{name, a.Values})
+			out = append(out, axis{name, a.Values, a.List})
 		}
 	}
 	switch t.Kind {
@@ -81,39 +82,20 @@ func targetAxes(t *schema.Target) []axis {
 			for _, s := range t.Flags.Sets {
 				names = append(names, s.Name)
 			}
-			out = append(out, axis{KnobFlags, names})
+			out = append(out, axis{KnobFlags, names, true})
 		}
 	}
 	return out
-}
-
-// isAxis reports whether the target's knob is a variant axis (a list).
-func isAxis(t *schema.Target, knob string) bool {
-	switch knob {
-	case KnobGoMaxProcs:
-		return t.GoMaxProcs.List
-	case KnobGoMemLimit:
-		return t.GoMemLimit.List
-	case KnobGoGC:
-		return t.GoGC.List
-	case KnobGC:
-		return t.GC.List
-	case KnobHeap:
-		return t.Heap.List
-	case KnobProcessors:
-		return t.Processors.List
-	case KnobFlags:
-		return t.Flags.List
-	}
-	return false
 }
 
 // Variants resolves every variant of target t in batch b: the product of
 // its list-valued knobs, in declaration order of the lists.
 func Variants(b *schema.Batch, t *schema.Target) []pipeline.Variant {
 	axes := targetAxes(t)
+	listed := map[string]bool{}
 	combos := [][]pipeline.Knob{nil}
 	for _, a := range axes {
+		listed[a.knob] = a.list
 		var next [][]pipeline.Knob
 		for _, c := range combos {
 			for _, v := range a.values {
@@ -124,12 +106,14 @@ func Variants(b *schema.Batch, t *schema.Target) []pipeline.Variant {
 	}
 	out := make([]pipeline.Variant, 0, len(combos))
 	for _, knobs := range combos {
-		out = append(out, resolveVariant(b, t, knobs))
+		out = append(out, resolveVariant(b, t, knobs, listed))
 	}
 	return out
 }
 
-func resolveVariant(b *schema.Batch, t *schema.Target, knobs []pipeline.Knob) pipeline.Variant {
+// resolveVariant resolves one combination of knob values; listed names the
+// knobs that are variant axes.
+func resolveVariant(b *schema.Batch, t *schema.Target, knobs []pipeline.Knob, listed map[string]bool) pipeline.Variant {
 	knob := func(name string) string {
 		for _, k := range knobs {
 			if k.Name == name {
@@ -143,7 +127,7 @@ func resolveVariant(b *schema.Batch, t *schema.Target, knobs []pipeline.Knob) pi
 	v.Process = resolveProcess(&t.Process)
 	label := []string{t.Name}
 	for _, k := range knobs {
-		if isAxis(t, k.Name) {
+		if listed[k.Name] {
 			v.Axes = append(v.Axes, k.Name)
 			label = append(label, labelPart(k))
 		}
