@@ -14,6 +14,7 @@
 package pipeline
 
 import (
+	"strconv"
 	"yardstick/schema"
 )
 
@@ -135,6 +136,24 @@ type Point struct {
 	// PeakFraction asks for a fraction of the variant's peak closed-loop
 	// throughput measured earlier in the run.
 	PeakFraction float64 `json:"peak_fraction,omitempty"`
+}
+
+// Label is the readable part of a cell name for a point: "c32-p128",
+// "r2000-p128", "r80pct".
+func (pt Point) Label() string {
+	var s string
+	switch {
+	case pt.Mode == "closed":
+		s = "c" + strconv.Itoa(pt.Concurrency)
+	case pt.PeakFraction > 0:
+		s = "r" + strconv.FormatFloat(pt.PeakFraction*100, 'f', -1, 64) + "pct"
+	default:
+		s = "r" + strconv.FormatFloat(pt.Rate, 'f', -1, 64)
+	}
+	if pt.Payload != nil {
+		s += "-p" + strconv.Itoa(*pt.Payload)
+	}
+	return s
 }
 
 // A Cell is one fully resolved point: target variant x workload point x

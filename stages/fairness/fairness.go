@@ -224,7 +224,7 @@ func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit 
 	var points []string
 	missing := map[string]bool{}
 	for _, ci := range bc.cells {
-		pt := pointKey(ci.cell)
+		pt := ci.cell.Point.Label()
 		a := byPoint[pt]
 		if a == nil {
 			a = &agg{vals: map[string][]float64{}}
@@ -267,19 +267,6 @@ func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit 
 			Pass:   spread <= tol.Tolerance,
 			Detail: str(fmt.Sprintf("%s at %s: %s (spread %.1f%%, tolerance %.1f%%)", unit, pt, strings.Join(parts, ", "), spread*100, tol.Tolerance*100))})
 	}
-}
-
-func pointKey(c pipeline.Cell) string {
-	var s string
-	if c.Point.Mode == "closed" {
-		s = "c" + strconv.Itoa(c.Point.Concurrency)
-	} else {
-		s = "rate " + strconv.FormatFloat(c.Point.Rate, 'f', -1, 64)
-	}
-	if c.Point.Payload != nil {
-		s += " payload " + strconv.Itoa(*c.Point.Payload)
-	}
-	return s
 }
 
 // errorRate: the kept window's requests mostly succeeded; a window full of

@@ -114,7 +114,7 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 					Argv:    v.Argv,
 					Env:     v.Env,
 				}
-				c.Name = fmt.Sprintf("%s/%s/%s/r%d", b.Name, v.Label, PointLabel(pt), r)
+				c.Name = fmt.Sprintf("%s/%s/%s/r%d", b.Name, v.Label, pt.Label(), r)
 				c.ID = CellID(e.Name, &pb, v, &c)
 				cells = append(cells, c)
 			}
@@ -162,24 +162,6 @@ func Points(w *schema.Workload) []pipeline.Point {
 		}
 	}
 	return out
-}
-
-// PointLabel is the readable part of a cell name for a point: "c32-p128",
-// "r2000-p128", "r80pct".
-func PointLabel(pt pipeline.Point) string {
-	var s string
-	switch {
-	case pt.Mode == "closed":
-		s = "c" + strconv.Itoa(pt.Concurrency)
-	case pt.PeakFraction > 0:
-		s = "r" + strconv.FormatFloat(pt.PeakFraction*100, 'f', -1, 64) + "pct"
-	default:
-		s = "r" + strconv.FormatFloat(pt.Rate, 'f', -1, 64)
-	}
-	if pt.Payload != nil {
-		s += "-p" + strconv.Itoa(*pt.Payload)
-	}
-	return s
 }
 
 // matchValues returns the values include/exclude keys compare against for a
