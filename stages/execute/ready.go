@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"yardstick/pipeline"
 
 	"yardstick/stages/execute/proc"
 )
@@ -25,18 +26,10 @@ func readyURL(ready string, port int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ready %q: %w", ready, err)
 	}
-	if !isLoopback(u.Hostname()) {
+	if !pipeline.IsLoopbackHost(u.Hostname()) {
 		return "", fmt.Errorf("ready %q: not a loopback address", ready)
 	}
 	return ready, nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // portFree fails when something already listens on the loopback port: the

@@ -3,12 +3,12 @@ package validate
 import (
 	"fmt"
 	"maps"
-	"net"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"yardstick/pipeline"
 
 	"yardstick/pipeline/cpuset"
 	"yardstick/schema"
@@ -330,7 +330,7 @@ func checkReady(c *checker) {
 			c.add(Error, "ready", c.pos(append(path, "ready")...), "%s %s: ready %q must be a path (\"/health\") or an http URL on loopback", what, p.Name, p.Ready)
 			return
 		}
-		if !isLoopback(u.Hostname()) {
+		if !pipeline.IsLoopbackHost(u.Hostname()) {
 			c.add(Error, "ready", c.pos(append(path, "ready")...), "%s %s: ready %q is not on loopback; yardstick only talks to 127.0.0.0/8, ::1 and localhost", what, p.Name, p.Ready)
 		}
 	}
@@ -340,14 +340,6 @@ func checkReady(c *checker) {
 	for _, s := range c.b.Services {
 		check("service", &s.Process, "services", s.Name)
 	}
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkEventLoops: regexes compile, and a declared event-loop count can be
