@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -53,7 +54,7 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 	if req.Vary != nil {
 		s.VaryMin, s.VaryMax = req.Vary.Min, req.Vary.Max
 	}
-	for _, k := range sortedKeys(req.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
 		s.Headers = append(s.Headers, k+": "+subst(req.Headers[k]))
 	}
 	switch c.Point.Mode {
@@ -96,15 +97,6 @@ func (r *runner) peak(b *pipeline.Batch, c *pipeline.Cell) (float64, error) {
 
 func samePayload(a, b *int) bool {
 	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // seedOf derives a load generator seed from a cell id, so a rerun of the
@@ -558,7 +550,7 @@ func targetStats(ss []pipeline.Sample, requests int64, keptStart, keptEnd time.T
 // kinds formats the error kinds that occurred: "timeout 5, connect 1".
 func kinds(m map[string]int64) string {
 	var parts []string
-	for _, k := range sortedKeys64(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 		}
@@ -567,15 +559,6 @@ func kinds(m map[string]int64) string {
 		return "none recorded"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys64(m map[string]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // readAffinity reads back the CPU mask of every thread of the target's

@@ -13,7 +13,9 @@ package fairness
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,7 +243,7 @@ func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit 
 		}
 		a.vals[ci.variant.Label] = append(a.vals[ci.variant.Label], v)
 	}
-	for _, l := range sortedKeys(missing) {
+	for _, l := range slices.Sorted(maps.Keys(missing)) {
 		bc.add(pipeline.FairnessRow{Check: check, Scope: "batch", Tolerance: num(tol.Tolerance), Unit: str(unit), Pass: false,
 			Detail: str(fmt.Sprintf("%s: nothing measured for %s (declare its accessLog)", l, unit))})
 	}
@@ -370,7 +372,7 @@ func (bc *batchCheck) affinity(ci cellInfo) {
 		}
 		ok := true
 		var parts []string
-		for _, m := range sortedIntKeys(masks) {
+		for _, m := range slices.Sorted(maps.Keys(masks)) {
 			if m != declared {
 				ok = false
 			}
@@ -418,22 +420,4 @@ func nonzero(ms ...map[string]int64) string {
 		return "nothing recorded"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedIntKeys(m map[string]int) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -31,6 +31,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -491,7 +492,7 @@ func peaks(d *doc, b *Batch) {
 	d.h(3, "Peak throughput per payload")
 	d.p("Each variant's highest median throughput over the closed-loop concurrencies of a payload, with the concurrency it was reached at and the p99 there.")
 	var rows [][]string
-	for _, pl := range sortedKeys(payloads) {
+	for _, pl := range slices.Sorted(maps.Keys(payloads)) {
 		for _, v := range b.Variants {
 			var best *Group
 			bestRPS := math.Inf(-1)
@@ -519,15 +520,6 @@ func peaks(d *doc, b *Batch) {
 		}
 	}
 	d.table(b.preconditions(), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
-}
-
-func sortedKeys(m map[int64]bool) []int64 {
-	var ks []int64
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 func radar(d *doc, b *Batch) {
@@ -594,13 +586,7 @@ func curves(d *doc, b *Batch) {
 		return
 	}
 	d.h(3, "Throughput and p99 against concurrency")
-	for _, pl := range sortedKeys(func() map[int64]bool {
-		m := map[int64]bool{}
-		for k := range byPayload {
-			m[k] = true
-		}
-		return m
-	}()) {
+	for _, pl := range slices.Sorted(maps.Keys(byPayload)) {
 		pts := byPayload[pl]
 		var ticks []tick
 		for _, p := range pts {
