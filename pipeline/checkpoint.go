@@ -2,6 +2,10 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -201,4 +205,22 @@ type StartRecord struct {
 	ExitStatus string     `json:"exit_status"`
 	StderrTail string     `json:"stderr_tail,omitempty"`
 	Error      string     `json:"error,omitempty"`
+}
+
+// Counts formats the non-zero counts of the maps (status classes, error
+// kinds) in key order: "2xx 10844, timeout 4"; "none recorded" when there
+// are none.
+func Counts(ms ...map[string]int64) string {
+	var parts []string
+	for _, m := range ms {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if m[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "none recorded"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -366,7 +366,7 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 	case t.p.Exited():
 		return fail(fmt.Errorf("target exited during the cell (%s); stderr: %s", t.p.ExitStatus(), tail(t.stderr)))
 	case load.Requests == 0:
-		return fail(fmt.Errorf("no response in the kept window (%d errors: %s)", load.Errors, kinds(load.ErrorsByKind)))
+		return fail(fmt.Errorf("no response in the kept window (%d errors: %s)", load.Errors, pipeline.Counts(load.ErrorsByKind)))
 	}
 	cp.Status = pipeline.StatusOK
 	return cp
@@ -545,20 +545,6 @@ func targetStats(ss []pipeline.Sample, requests int64, keptStart, keptEnd time.T
 		}
 	}
 	return ts
-}
-
-// kinds formats the error kinds that occurred: "timeout 5, connect 1".
-func kinds(m map[string]int64) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if m[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if len(parts) == 0 {
-		return "none recorded"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // readAffinity reads back the CPU mask of every thread of the target's

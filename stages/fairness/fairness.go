@@ -16,7 +16,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"yardstick/stages/report/verdict"
@@ -280,7 +279,7 @@ func (bc *batchCheck) errorRate(ci cellInfo) {
 	}
 	share := float64(l.Errors) / float64(max(l.Requests, l.Errors))
 	bc.cellRow(ci, "error_rate", share <= ErrorShare, num(ErrorShare), num(share), nil, "share",
-		fmt.Sprintf("%d of %d requests failed in the window (%.2f%%); whole run: %s", l.Errors, max(l.Requests, l.Errors), share*100, nonzero(l.StatusCounts, l.ErrorsByKind)))
+		fmt.Sprintf("%d of %d requests failed in the window (%.2f%%); whole run: %s", l.Errors, max(l.Requests, l.Errors), share*100, pipeline.Counts(l.StatusCounts, l.ErrorsByKind)))
 }
 
 // responseVaries: two requests with different {vary} values got different
@@ -399,25 +398,4 @@ func (bc *batchCheck) gcWindow(ci cellInfo) {
 	bc.cellRow(ci, "gc_window", true, nil, num(float64(g.Count)), nil, "collections",
 		fmt.Sprintf("%d collection(s) in the window (%s), %d before it (warm-up), %d after it (idle); pauses %d us total, %d us max",
 			g.Count, g.Source, g.CountBefore, g.CountAfter, g.PauseTotalUS, g.PauseMaxUS))
-}
-
-// nonzero formats the non-zero counts of status classes and error kinds.
-func nonzero(ms ...map[string]int64) string {
-	var parts []string
-	for _, m := range ms {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if m[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing recorded"
-	}
-	return strings.Join(parts, ", ")
 }
