@@ -49,12 +49,6 @@ type Fingerprint struct {
 	JavaVersion string `json:"java_version"`
 }
 
-// FingerprintOf takes the fingerprint fields of an environment.
-func FingerprintOf(e Environment) Fingerprint {
-	return Fingerprint{OS: e.OS, Arch: e.Arch, Kernel: e.Kernel, CPUModel: e.CPUModel, Cores: e.Cores,
-		Governor: e.Governor, MemoryBytes: e.MemoryBytes, GoVersion: e.GoVersion, JavaVersion: e.JavaVersion}
-}
-
 // A Drift is one difference between a lock and the machine now.
 type Drift struct {
 	What string `json:"what"` // "binary" or "environment"

@@ -115,7 +115,7 @@ func Compare(a, b *Run) *Result {
 	if la != nil && lb != nil {
 		res.Drift = la.Diff(lb)
 	} else {
-		fa, fb := pipeline.FingerprintOf(*a.Env), pipeline.FingerprintOf(*b.Env)
+		fa, fb := a.Env.Fingerprint, b.Env.Fingerprint
 		res.Drift = (&pipeline.Lock{Fingerprint: fa}).Diff(&pipeline.Lock{Fingerprint: fb})
 	}
 	measured := func(c *datasets.Cell) bool { return c.Status == pipeline.StatusOK || c.Status == "unfair" }

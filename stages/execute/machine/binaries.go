@@ -134,6 +134,6 @@ func Lock(p *pipeline.Plan, workdir string, env pipeline.Environment) *pipeline.
 	return &pipeline.Lock{
 		Version:     pipeline.LockVersion,
 		Binaries:    Binaries(p, workdir),
-		Fingerprint: pipeline.FingerprintOf(env),
+		Fingerprint: env.Fingerprint,
 	}
 }

@@ -25,10 +25,8 @@ import (
 // missing is recorded as "not found".
 func Capture(ctx context.Context) pipeline.Environment {
 	e := pipeline.Environment{
-		OS:       runtime.GOOS,
-		Arch:     runtime.GOARCH,
-		Cores:    runtime.NumCPU(),
-		Captured: time.Now().UTC(),
+		Fingerprint: pipeline.Fingerprint{OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()},
+		Captured:    time.Now().UTC(),
 	}
 	e.Host, _ = os.Hostname()
 	var u unix.Utsname

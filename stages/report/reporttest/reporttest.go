@@ -144,9 +144,11 @@ func Write(results string) (string, error) {
 		return "", err
 	}
 	env := &pipeline.Environment{
-		Host: "bench-01", Kernel: "6.1.0-28-amd64", OS: "linux", Arch: "amd64",
-		CPUModel: "AMD EPYC 7B13", Cores: 2, Governor: "performance", MemoryBytes: 8 << 30,
-		GoVersion: "go1.26.8", JavaVersion: "21.0.5", Yardstick: "devel-fixture",
+		Host: "bench-01",
+		Fingerprint: pipeline.Fingerprint{Kernel: "6.1.0-28-amd64", OS: "linux", Arch: "amd64",
+			CPUModel: "AMD EPYC 7B13", Cores: 2, Governor: "performance", MemoryBytes: 8 << 30,
+			GoVersion: "go1.26.8", JavaVersion: "21.0.5"},
+		Yardstick:  "devel-fixture",
 		SourceHash: p.SourceHash, PlanHash: p.Hash, Captured: Base.Add(-3 * time.Second),
 		Workdir: "/work/yardstick",
 	}

@@ -134,9 +134,11 @@ func Write(results string, o Options) (*pipeline.RunDir, *pipeline.Plan, error) 
 	}
 	if !o.NoEnvironment {
 		env := &pipeline.Environment{
-			Host: "bench-01", Kernel: "6.1.0-28-amd64", OS: "linux", Arch: "amd64",
-			CPUModel: "AMD EPYC 7B13", Cores: 2, Governor: "performance", MemoryBytes: 8 << 30,
-			GoVersion: "go1.26.8", JavaVersion: "", Yardstick: "devel-fixture",
+			Host: "bench-01",
+			Fingerprint: pipeline.Fingerprint{Kernel: "6.1.0-28-amd64", OS: "linux", Arch: "amd64",
+				CPUModel: "AMD EPYC 7B13", Cores: 2, Governor: "performance", MemoryBytes: 8 << 30,
+				GoVersion: "go1.26.8", JavaVersion: ""},
+			Yardstick:  "devel-fixture",
 			SourceHash: p.SourceHash, PlanHash: p.Hash, Captured: Base.Add(-3 * time.Second),
 			Workdir: "/work/yardstick",
 		}
