@@ -9,7 +9,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets test demo bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks pyenv test demo bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -24,6 +24,26 @@ $(BIN)/sample-go: $(shell find targets/go -name '*.go' 2>/dev/null)
 
 $(BIN)/sample-jvm.jar: targets/java/build.sh $(shell find targets/java/src -name '*.java' 2>/dev/null)
 	targets/java/build.sh $@
+
+# The framework targets of the shipped studies (Spring Cloud Gateway,
+# Helidon, Vert.x, Quarkus, ...): each targets/<name>/target.mk adds its
+# outputs under bin/ to FRAMEWORKS with the rule that builds them.
+FRAMEWORKS :=
+include $(wildcard targets/*/target.mk)
+frameworks: $(FRAMEWORKS)
+
+# The Python environment of the notebook readers and reference checks,
+# pinned by requirements.txt, in the git-ignored .venv/; rebuilt when
+# requirements.txt changes.
+PYTHON ?= python3
+VENV   := .venv
+pyenv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
 
 # deps installs what the tests and the demo need on a fresh Debian 12
 # machine with Go: only what is missing, with apt-get.
@@ -41,7 +61,7 @@ $(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json
 
 # -p 1: packages one at a time, so that the scripts that measure real runs
 # (pinned to CPUs 0 and 1) are not disturbed by other packages' tests.
-test: deps interop-deps
+test: deps interop-deps pyenv
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 -p 1 -timeout 9m ./...
