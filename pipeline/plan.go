@@ -15,7 +15,6 @@ package pipeline
 
 import (
 	"strconv"
-	"yardstick/schema"
 )
 
 // PlanVersion is the version of the plan.json format.
@@ -55,19 +54,19 @@ type Batch struct {
 	Description string `json:"description,omitempty"`
 	Repeats     int    `json:"repeats"`
 	// Processors is the batch's effective processor budget.
-	Processors int              `json:"processors"`
-	Windows    schema.Windows   `json:"windows"`
-	Placement  schema.Placement `json:"placement"`
-	Fairness   schema.Fairness  `json:"fairness"`
-	Baseline   string           `json:"baseline,omitempty"`
-	ColdStarts int              `json:"cold_starts"`
-	Sampling   schema.Sampling  `json:"sampling"`
-	Request    schema.Request   `json:"request"`
-	Timeout    schema.Duration  `json:"timeout"`
-	Order      string           `json:"order"`
-	Seed       int64            `json:"seed"`
-	Services   []Process        `json:"services,omitempty"`
-	Variants   []Variant        `json:"variants"`
+	Processors int       `json:"processors"`
+	Windows    Windows   `json:"windows"`
+	Placement  Placement `json:"placement"`
+	Fairness   Fairness  `json:"fairness"`
+	Baseline   string    `json:"baseline,omitempty"`
+	ColdStarts int       `json:"cold_starts"`
+	Sampling   Sampling  `json:"sampling"`
+	Request    Request   `json:"request"`
+	Timeout    Duration  `json:"timeout"`
+	Order      string    `json:"order"`
+	Seed       int64     `json:"seed"`
+	Services   []Process `json:"services,omitempty"`
+	Variants   []Variant `json:"variants"`
 }
 
 // A Process is a resolved command: what the executor starts.

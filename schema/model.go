@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"cuelang.org/go/cue"
+
+	"yardstick/pipeline"
 )
 
 // The Go side of yardstick.cue. Field names follow the CUE names; maps in
@@ -42,13 +44,13 @@ type Batch struct {
 	Services    []*Service // sorted by name
 	Workload    Workload
 	Repeats     int
-	Windows     Windows
-	Placement   Placement
+	Windows     pipeline.Windows
+	Placement   pipeline.Placement
 	Processors  int // 0: not declared
-	Fairness    Fairness
+	Fairness    pipeline.Fairness
 	Baseline    string
 	ColdStarts  int
-	Sampling    Sampling
+	Sampling    pipeline.Sampling
 	Include     []Match
 	Exclude     []Match
 	Order       string
@@ -59,65 +61,14 @@ type Batch struct {
 // have, as canonical strings.
 type Match map[string]string
 
-// Windows are the phases of a target's life in a batch, as Go durations.
-type Windows struct {
-	ServiceWarmup Duration `json:"serviceWarmup"`
-	Warmup        Duration `json:"warmup"`
-	Measure       Duration `json:"measure"`
-	DiscardHead   Duration `json:"discardHead"`
-	ReadyTimeout  Duration `json:"readyTimeout"`
-}
-
-// Placement holds the CPU lists of the target, the services and the load
-// generator, as written ("0-1").
-type Placement struct {
-	Target   string `json:"target"`
-	Services string `json:"services,omitempty"`
-	Loadgen  string `json:"loadgen"`
-}
-
-// Fairness holds the batch's declared fairness constraints.
-type Fairness struct {
-	EventLoops              int        `json:"eventLoops,omitempty"`
-	LogBytesPerRequest      *Tolerance `json:"logBytesPerRequest,omitempty"`
-	ResponseBytesPerRequest *Tolerance `json:"responseBytesPerRequest,omitempty"`
-	Noise                   float64    `json:"noise"`
-}
-
-// Tolerance is a relative tolerance (0.15 = 15%).
-type Tolerance struct {
-	Tolerance float64 `json:"tolerance"`
-}
-
-// Sampling says how the target's /proc is sampled.
-type Sampling struct {
-	Interval  Duration `json:"interval"`
-	IdleAfter Duration `json:"idleAfter"`
-}
-
 // Workload is the batch's request and its axes.
 type Workload struct {
-	Request     Request  `json:"request"`
-	Payload     []int    `json:"payload,omitempty"`
-	Concurrency []int    `json:"concurrency,omitempty"`
-	Rate        []Rate   `json:"rate,omitempty"`
-	Connections int      `json:"connections"`
-	Timeout     Duration `json:"timeout"`
-}
-
-// Request is the request template.
-type Request struct {
-	Method  string            `json:"method"`
-	Path    string            `json:"path"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Body    string            `json:"body,omitempty"`
-	Vary    *Vary             `json:"vary,omitempty"`
-}
-
-// Vary is the range of the per-request {vary} parameter.
-type Vary struct {
-	Min int64 `json:"min"`
-	Max int64 `json:"max"`
+	Request     pipeline.Request
+	Payload     []int
+	Concurrency []int
+	Rate        []Rate
+	Connections int
+	Timeout     pipeline.Duration
 }
 
 // A Rate is an open-loop arrival rate: absolute (PerSecond) or a fraction
@@ -177,7 +128,8 @@ type Service struct {
 // set is a variant axis of this target.
 type Target struct {
 	Process
-	Windows *Windows `json:"windows,omitempty"`
+	// Windows overrides the batch's windows for this target.
+	Windows *pipeline.Windows `json:"-"`
 
 	// go
 	GoMaxProcs Axis `json:"gomaxprocs"`
@@ -329,17 +281,17 @@ type jsonExperiment struct {
 
 type jsonBatch struct {
 	Description string                       `json:"description"`
-	Targets     map[string]*Target           `json:"targets"`
+	Targets     map[string]*jsonTarget       `json:"targets"`
 	Services    map[string]*Service          `json:"services"`
-	Workload    Workload                     `json:"workload"`
+	Workload    jsonWorkload                 `json:"workload"`
 	Repeats     int                          `json:"repeats"`
-	Windows     Windows                      `json:"windows"`
-	Placement   Placement                    `json:"placement"`
+	Windows     jsonWindows                  `json:"windows"`
+	Placement   jsonPlacement                `json:"placement"`
 	Processors  int                          `json:"processors"`
-	Fairness    Fairness                     `json:"fairness"`
+	Fairness    jsonFairness                 `json:"fairness"`
 	Baseline    string                       `json:"baseline"`
 	ColdStarts  int                          `json:"coldStarts"`
-	Sampling    Sampling                     `json:"sampling"`
+	Sampling    jsonSampling                 `json:"sampling"`
 	Include     []map[string]json.RawMessage `json:"include"`
 	Exclude     []map[string]json.RawMessage `json:"exclude"`
 	Order       string                       `json:"order"`
@@ -363,13 +315,18 @@ func decodeExperiment(name string, v, raw cue.Value) (*Experiment, Problems) {
 	var probs Problems
 	for bn, jb := range je.Batches {
 		bt := &Batch{
-			Name: bn, Description: jb.Description, Workload: jb.Workload, Repeats: jb.Repeats,
-			Windows: jb.Windows, Placement: jb.Placement, Processors: jb.Processors,
-			Fairness: jb.Fairness, Baseline: jb.Baseline, ColdStarts: jb.ColdStarts,
-			Sampling: jb.Sampling, Order: jb.Order, Seed: jb.Seed,
+			Name: bn, Description: jb.Description, Workload: jb.Workload.convert(), Repeats: jb.Repeats,
+			Windows: jb.Windows.convert(), Placement: pipeline.Placement(jb.Placement), Processors: jb.Processors,
+			Fairness: jb.Fairness.convert(), Baseline: jb.Baseline, ColdStarts: jb.ColdStarts,
+			Sampling: jb.Sampling.convert(), Order: jb.Order, Seed: jb.Seed,
 		}
-		for tn, t := range jb.Targets {
+		for tn, jt := range jb.Targets {
+			t := &jt.Target
 			t.Name = tn
+			if jt.Windows != nil {
+				w := jt.Windows.convert()
+				t.Windows = &w
+			}
 			bt.Targets = append(bt.Targets, t)
 		}
 		sort.Slice(bt.Targets, func(i, j int) bool { return bt.Targets[i].Name < bt.Targets[j].Name })

@@ -25,7 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"yardstick/stages/report/verdict"
+
+	"yardstick/stats"
 )
 
 func main() {
@@ -113,8 +114,8 @@ func run() error {
 		cpuRatios = append(cpuRatios, cr)
 		fmt.Printf("%-5d %14.0f %14.0f %9.3f %14.2f %14.2f %9.3f\n", i+1, a.rps, b.rps, rr, a.cpuPerReq(), b.cpuPerReq(), cr)
 	}
-	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f\n", verdict.Median(rpsRatios))
-	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f\n", verdict.Median(cpuRatios))
+	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f\n", stats.Median(rpsRatios))
+	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f\n", stats.Median(cpuRatios))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
 	"yardstick/pipeline/cpuset"
 
 	"yardstick/stages/execute/loadgen"

@@ -6,7 +6,7 @@
 // and environments; list what changed around the cells first (binaries,
 // machine, toolchains); then the cells only one run has; then, per batch,
 // variant and workload point, the repeats both runs measured as two
-// samples, compared with verdict.Compare (A is the baseline, B the
+// samples, compared with stats.Compare (A is the baseline, B the
 // candidate; the batch's declared noise band from B's plan).
 package compare
 
@@ -20,7 +20,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/stages/report/verdict"
+	"yardstick/stats"
 )
 
 // A Metric is one compared column of the cells table.
@@ -94,7 +94,7 @@ func Load(dir string) (*Run, error) {
 type Row struct {
 	Batch, Variant, Point string
 	Repeats               int // cell ids measured (ok or unfair) in both runs
-	Comparisons           []verdict.Comparison
+	Comparisons           []stats.Comparison
 	Unfair                bool // a cell of the group is unfair in either run
 }
 
@@ -171,7 +171,7 @@ func Compare(a, b *Run) *Result {
 		g.row.Repeats = len(g.a)
 		noise := noiseOf(b.Plan, g.row.Batch)
 		for _, m := range Metrics {
-			g.row.Comparisons = append(g.row.Comparisons, verdict.Compare(values(g.a, m), values(g.b, m), m.LowerIsBetter, noise))
+			g.row.Comparisons = append(g.row.Comparisons, stats.Compare(values(g.a, m), values(g.b, m), m.LowerIsBetter, noise))
 		}
 		res.Rows = append(res.Rows, g.row)
 	}
@@ -213,12 +213,12 @@ func pointOf(c *datasets.Cell) string {
 }
 
 // cellText formats one comparison: "1.03x ~" or "0.71x better".
-func cellText(c verdict.Comparison) string {
-	if c.Verdict == verdict.NoData || math.IsNaN(c.Ratio) {
+func cellText(c stats.Comparison) string {
+	if c.Verdict == stats.NoData || math.IsNaN(c.Ratio) {
 		return "n/a"
 	}
 	v := c.Verdict
-	if v == verdict.Tie {
+	if v == stats.Tie {
 		v = "~"
 	}
 	return fmt.Sprintf("%.2fx %s", c.Ratio, v)

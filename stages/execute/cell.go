@@ -20,14 +20,14 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/procfs"
 
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/gclog"
 	"yardstick/stages/execute/loadgen"
-	"yardstick/stages/execute/proc"
+	"yardstick/stages/execute/procgroup"
 	"yardstick/stages/execute/procsample"
-	"yardstick/stages/report/verdict"
+	"yardstick/stats"
+	"yardstick/stats/hdrstat"
 )
 
 // loadSpec builds the load generator's spec for cell c.
@@ -35,7 +35,7 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 	req := b.Request
 	subst := func(s string) string {
 		if c.Point.Payload != nil {
-			s = strings.ReplaceAll(s, "{payload}", strconv.Itoa(*c.Point.Payload))
+			s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
 		}
 		return s
 	}
@@ -120,7 +120,7 @@ func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec
 	var stdin io.WriteCloser
 	var stdout io.ReadCloser
 	var stderr strings.Builder
-	p, err := r.start(proc.Spec{
+	p, err := r.start(procgroup.Spec{
 		Argv:   []string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen},
 		CPUs:   cpus,
 		Stderr: &lockedWriter{w: &stderr},
@@ -528,7 +528,7 @@ func targetStats(ss []pipeline.Sample, requests int64, keptStart, keptEnd time.T
 		}
 	}
 	if len(rss) > 0 {
-		ts.RSSSteadyBytes = int64(verdict.Median(rss))
+		ts.RSSSteadyBytes = int64(stats.Median(rss))
 	}
 	if before == nil && len(ss) > 0 {
 		before = &ss[0]

@@ -7,9 +7,9 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/stages/execute/loadgen"
+	"yardstick/stats/hdrstat"
 )
 
 func interval(t *testing.T, second int, n int, latencyUS int64) loadgen.Interval {

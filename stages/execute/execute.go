@@ -33,7 +33,7 @@ import (
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/loadgen"
-	"yardstick/stages/execute/proc"
+	"yardstick/stages/execute/procgroup"
 )
 
 // Options configure a run.
@@ -222,8 +222,8 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 
 // startServices starts the batch's helpers pinned to the services' CPUs
 // and waits until each is ready.
-func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*proc.Process, error) {
-	var started []*proc.Process
+func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procgroup.Process, error) {
+	var started []*procgroup.Process
 	var cpus []int
 	if b.Placement.Services != "" {
 		set, err := cpuset.Parse(b.Placement.Services)
@@ -247,7 +247,7 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*proc.
 		if err != nil {
 			return started, err
 		}
-		p, err := r.start(proc.Spec{Argv: s.Argv, Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+		p, err := r.start(procgroup.Spec{Argv: s.Argv, Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 		stdout.Close()
 		stderr.Close()
 		if err != nil {
@@ -266,8 +266,8 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*proc.
 }
 
 // start starts a process group and registers it with the reaper.
-func (r *runner) start(s proc.Spec) (*proc.Process, error) {
-	p, err := proc.Start(s)
+func (r *runner) start(s procgroup.Spec) (*procgroup.Process, error) {
+	p, err := procgroup.Start(s)
 	if err == nil {
 		r.reaper.add(p.PID())
 	}
@@ -275,7 +275,7 @@ func (r *runner) start(s proc.Spec) (*proc.Process, error) {
 }
 
 // stop stops a process group and tells the reaper it is gone.
-func (r *runner) stop(p *proc.Process) {
+func (r *runner) stop(p *procgroup.Process) {
 	p.Stop(r.opts.StopGrace)
 	r.reaper.remove(p.PID())
 }
@@ -315,7 +315,7 @@ func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) err
 	}
 	defer out.Close()
 	r.prog.note("build " + key + ": " + strings.Join(p.Build, " "))
-	bp, err := r.start(proc.Spec{Argv: p.Build, Dir: r.dir(p.Dir), Stdout: out, Stderr: out})
+	bp, err := r.start(procgroup.Spec{Argv: p.Build, Dir: r.dir(p.Dir), Stdout: out, Stderr: out})
 	if err == nil {
 		werr := bp.Wait(ctx)
 		r.stop(bp)

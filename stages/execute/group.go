@@ -8,17 +8,17 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"yardstick/stages/report/verdict"
+
+	"yardstick/stats"
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
-	"yardstick/stages/execute/proc"
-	"yardstick/stages/plan"
+	"yardstick/stages/execute/procgroup"
 )
 
 // target is one started target variant.
 type target struct {
-	p       *proc.Process
+	p       *procgroup.Process
 	dir     string // starts/<name>/
 	name    string
 	stderr  string // path of stderr.log
@@ -117,7 +117,7 @@ func (r *runner) runGroup(ctx context.Context, b *pipeline.Batch, cells []pipeli
 			}
 		}
 		cold := &pipeline.ColdStart{StartMS: ms(t.cold), ProbesMS: probes}
-		cold.MedianMS = verdict.Median(append([]float64{cold.StartMS}, probes...))
+		cold.MedianMS = stats.Median(append([]float64{cold.StartMS}, probes...))
 		t.rec.ColdStart = cold
 		cp := r.runCell(ctx, b, t, &c)
 		if ctx.Err() != nil && cp.Status != pipeline.StatusOK {
@@ -164,7 +164,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	if v.GCLog == "file" {
 		t.gcLog = filepath.Join(dir, "gc.log")
 		for i, a := range argv {
-			argv[i] = strings.ReplaceAll(a, plan.GCLogPlaceholder, t.gcLog)
+			argv[i] = strings.ReplaceAll(a, pipeline.GCLogPlaceholder, t.gcLog)
 		}
 	}
 	if err := portFree(v.Port); err != nil {
@@ -174,7 +174,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.start(proc.Spec{Argv: argv, Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+	p, err := r.start(procgroup.Spec{Argv: argv, Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 	stdout.Close()
 	stderr.Close()
 	t.rec = &pipeline.StartRecord{Name: t.name, Group: c.Group, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env}

@@ -11,9 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
 	"yardstick/pipeline"
 
-	"yardstick/stages/execute/proc"
+	"yardstick/stages/execute/procgroup"
 )
 
 // readyURL resolves a process's ready setting: a path on its loopback
@@ -53,7 +54,7 @@ var errExited = errors.New("exited before it was ready")
 
 // waitReady polls u until it answers 200, the process exits, or timeout
 // passes. It returns the time from the process's exec to the first 200.
-func waitReady(ctx context.Context, p *proc.Process, u string, timeout time.Duration) (time.Duration, error) {
+func waitReady(ctx context.Context, p *procgroup.Process, u string, timeout time.Duration) (time.Duration, error) {
 	client := &http.Client{
 		Timeout: 250 * time.Millisecond,
 		Transport: &http.Transport{

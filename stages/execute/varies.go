@@ -20,7 +20,7 @@ import (
 // {vary} are not probed.
 func probeVaries(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) *pipeline.VariesProbe {
 	req := b.Request
-	if !strings.Contains(req.Path+req.Body, "{vary}") {
+	if !strings.Contains(req.Path+req.Body, pipeline.VaryPlaceholder) {
 		return nil
 	}
 	p := &pipeline.VariesProbe{}
@@ -37,9 +37,9 @@ func probeVaries(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c 
 	for _, val := range vals {
 		vs := strconv.FormatInt(val, 10)
 		subst := func(s string) string {
-			s = strings.ReplaceAll(s, "{vary}", vs)
+			s = strings.ReplaceAll(s, pipeline.VaryPlaceholder, vs)
 			if c.Point.Payload != nil {
-				s = strings.ReplaceAll(s, "{payload}", strconv.Itoa(*c.Point.Payload))
+				s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
 			}
 			return s
 		}

@@ -18,12 +18,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"yardstick/stages/report/verdict"
+
+	"yardstick/stats"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"yardstick/pipeline"
-	"yardstick/schema"
 )
 
 // Thresholds of the checks.
@@ -213,7 +213,7 @@ func responseBytes(ci cellInfo) (float64, bool) {
 
 // perRequestBytes: bytes per request within the declared tolerance across
 // the variants of the batch, per workload point (payloads differ).
-func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit string, get func(cellInfo) (float64, bool)) {
+func (bc *batchCheck) perRequestBytes(check string, tol *pipeline.Tolerance, unit string, get func(cellInfo) (float64, bool)) {
 	if tol == nil {
 		return
 	}
@@ -254,7 +254,7 @@ func (bc *batchCheck) perRequestBytes(check string, tol *schema.Tolerance, unit 
 		lo, hi := math.Inf(1), math.Inf(-1)
 		var parts []string
 		for _, l := range a.order {
-			m := verdict.Median(a.vals[l])
+			m := stats.Median(a.vals[l])
 			lo, hi = math.Min(lo, m), math.Max(hi, m)
 			parts = append(parts, fmt.Sprintf("%s %.1f", l, m))
 		}

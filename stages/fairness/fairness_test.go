@@ -6,9 +6,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
-	"yardstick/schema"
+	"yardstick/stats/hdrstat"
 )
 
 // hist records n values of v microseconds and encodes them.
@@ -30,7 +29,7 @@ func hist(t *testing.T, v int64, n int) string {
 func plan2() *pipeline.Plan {
 	b := pipeline.Batch{
 		Name:     "main",
-		Fairness: schema.Fairness{EventLoops: 2, LogBytesPerRequest: &schema.Tolerance{Tolerance: 0.15}},
+		Fairness: pipeline.Fairness{EventLoops: 2, LogBytesPerRequest: &pipeline.Tolerance{Tolerance: 0.15}},
 		Variants: []pipeline.Variant{
 			{Process: pipeline.Process{Kind: "go", Env: []string{"GOMAXPROCS=2"}}, Label: "go"},
 			{Process: pipeline.Process{Kind: "jvm", EventLoopThreads: "^w-"}, Label: "jvm"},

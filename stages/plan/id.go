@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 
 	"yardstick/pipeline"
-	"yardstick/schema"
 )
 
 // IDLength is the number of hex digits of a cell id.
@@ -28,14 +27,14 @@ type canonicalCell struct {
 	Port       int                `json:"port"`
 	Ready      string             `json:"ready"`
 	Build      []string           `json:"build"`
-	Request    schema.Request     `json:"request"`
-	Timeout    schema.Duration    `json:"timeout"`
+	Request    pipeline.Request   `json:"request"`
+	Timeout    pipeline.Duration  `json:"timeout"`
 	Point      pipeline.Point     `json:"point"`
 	Repeat     int                `json:"repeat"`
-	Windows    schema.Windows     `json:"windows"`
-	Placement  schema.Placement   `json:"placement"`
+	Windows    pipeline.Windows   `json:"windows"`
+	Placement  pipeline.Placement `json:"placement"`
 	Processors int                `json:"processors"`
-	Sampling   schema.Sampling    `json:"sampling"`
+	Sampling   pipeline.Sampling  `json:"sampling"`
 	Services   []pipeline.Process `json:"services"`
 }
 

@@ -35,10 +35,6 @@ var GCFlags = map[string]string{
 	"Shenandoah": "-XX:+UseShenandoahGC",
 }
 
-// GCLogPlaceholder is replaced by the executor with the path of the JVM GC
-// log of one target start.
-const GCLogPlaceholder = "{gclog}"
-
 // Processors returns the batch's processor budget: its declared processors,
 // else the size of the target CPU set (0 if that does not parse).
 func Processors(b *schema.Batch) int {
@@ -226,7 +222,7 @@ func jvmArgv(t *schema.Target, gc, heap string, procs int, flagSet string) []str
 		argv = append(argv, "-D"+k+"="+t.Properties[k])
 	}
 	if t.GCLog {
-		argv = append(argv, "-Xlog:gc*:file="+GCLogPlaceholder)
+		argv = append(argv, "-Xlog:gc*:file="+pipeline.GCLogPlaceholder)
 	}
 	switch {
 	case t.Jar != "":
@@ -251,7 +247,7 @@ func appendGodebug(cur, add string) string {
 func envList(env map[string]string, port int) []string {
 	out := make([]string, 0, len(env))
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		out = append(out, k+"="+strings.ReplaceAll(env[k], "{port}", strconv.Itoa(port)))
+		out = append(out, k+"="+strings.ReplaceAll(env[k], pipeline.PortPlaceholder, strconv.Itoa(port)))
 	}
 	return out
 }
@@ -259,7 +255,7 @@ func envList(env map[string]string, port int) []string {
 func substitutePort(argv []string, port int) []string {
 	p := strconv.Itoa(port)
 	for i, a := range argv {
-		argv[i] = strings.ReplaceAll(a, "{port}", p)
+		argv[i] = strings.ReplaceAll(a, pipeline.PortPlaceholder, p)
 	}
 	return argv
 }

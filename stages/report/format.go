@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"yardstick/stages/report/verdict"
+	"yardstick/stats"
 )
 
 // Number formats are fixed so that the same tables always give the same
@@ -68,20 +68,20 @@ func fmtSample(vs []float64, f func(float64) string) string {
 	if len(vs) == 0 {
 		return "-"
 	}
-	s := f(verdict.Median(vs))
+	s := f(stats.Median(vs))
 	if len(vs) > 1 {
-		s += fmt.Sprintf(" ±%.1f%%", 50*verdict.Spread(vs))
+		s += fmt.Sprintf(" ±%.1f%%", 50*stats.Spread(vs))
 	}
 	return s
 }
 
 // fmtComparison renders a verdict cell: "1.01x ~", "2.00x better (p=0.008)".
-func fmtComparison(c verdict.Comparison) string {
-	if c.Verdict == verdict.NoData {
+func fmtComparison(c stats.Comparison) string {
+	if c.Verdict == stats.NoData {
 		return "n/a"
 	}
 	s := fmt.Sprintf("%.2fx ", c.Ratio)
-	if c.Verdict == verdict.Tie {
+	if c.Verdict == stats.Tie {
 		s += "~"
 	} else {
 		s += c.Verdict

@@ -9,7 +9,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/stages/report/verdict"
+	"yardstick/stats"
 )
 
 // A metric is one column of the main table.
@@ -403,8 +403,8 @@ func windowsOf(cells []datasets.Cell, batch string) string {
 
 // compare runs the verdict of one metric of candidate g against baseline
 // base.
-func (b *Batch) compare(m metric, base, g *Group) verdict.Comparison {
-	return verdict.Compare(base.values(m), g.values(m), m.lower, b.Noise)
+func (b *Batch) compare(m metric, base, g *Group) stats.Comparison {
+	return stats.Compare(base.values(m), g.values(m), m.lower, b.Noise)
 }
 
 // preconditions is the batch-wide precondition line every table carries.

@@ -40,7 +40,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/stages/report/verdict"
+	"yardstick/stats"
 )
 
 // Options shape a report.
@@ -294,7 +294,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 			for _, m := range metrics {
 				s := fmtSample(g.values(m), m.format)
 				if m.count != nil && s != "-" {
-					s += " (" + commas(int64(math.Round(verdict.Median(g.counts(m))))) + ")"
+					s += " (" + commas(int64(math.Round(stats.Median(g.counts(m))))) + ")"
 				}
 				r = append(r, s)
 			}
@@ -319,7 +319,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 
 func ratios(d *doc, b *Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	d.p("Candidate / baseline of the medians (for latency, memory, cold start and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), verdict.MinSamples)
+	d.p("Candidate / baseline of the medians (for latency, memory, cold start and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
 	var warned []string
 	for _, p := range b.Points {
 		base := b.Group(b.Baseline, p)
@@ -377,7 +377,7 @@ func winner(b *Batch, m metric, gs []*Group) (*Group, bool) {
 	var cs []cand
 	for _, g := range gs {
 		if vs := g.values(m); len(vs) > 0 {
-			cs = append(cs, cand{g, verdict.Median(vs)})
+			cs = append(cs, cand{g, stats.Median(vs)})
 		}
 	}
 	if len(cs) < 2 {
@@ -392,7 +392,7 @@ func winner(b *Batch, m metric, gs []*Group) (*Group, bool) {
 	// The runner-up is the baseline of this comparison: a zero runner-up
 	// (no tail at all) against a zero best is a tie, not missing data.
 	c := b.compare(m, cs[1].g, cs[0].g)
-	return cs[0].g, c.Verdict != verdict.Better
+	return cs[0].g, c.Verdict != stats.Better
 }
 
 func compareF(a, b float64) int {
@@ -504,8 +504,8 @@ func peaks(d *doc, b *Batch) {
 				if g == nil {
 					continue
 				}
-				if vs := g.values(metricByKey("rps")); len(vs) > 0 && verdict.Median(vs) > bestRPS {
-					best, bestRPS = g, verdict.Median(vs)
+				if vs := g.values(metricByKey("rps")); len(vs) > 0 && stats.Median(vs) > bestRPS {
+					best, bestRPS = g, stats.Median(vs)
 				}
 			}
 			if best == nil {
@@ -547,7 +547,7 @@ func radar(d *doc, b *Batch) {
 				}
 				unfair = unfair || len(g.Unfair) > 0
 				c := b.compare(m, base, g)
-				if c.Verdict == verdict.NoData || !(c.Advantage > 0) || math.IsInf(c.Advantage, 0) {
+				if c.Verdict == stats.NoData || !(c.Advantage > 0) || math.IsInf(c.Advantage, 0) {
 					continue
 				}
 				logSum += math.Log10(c.Advantage)
@@ -609,7 +609,7 @@ func curves(d *doc, b *Batch) {
 				for _, p := range pts {
 					if g := b.Group(v, p); g != nil {
 						if vs := g.values(m); len(vs) > 0 {
-							s.pts = append(s.pts, xy{float64(p.Concurrency), verdict.Median(vs)})
+							s.pts = append(s.pts, xy{float64(p.Concurrency), stats.Median(vs)})
 						}
 					}
 				}
@@ -661,7 +661,7 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 			slices.Sort(ps)
 			s := series{name: label(g), color: v.Color}
 			for _, pc := range ps {
-				s.pts = append(s.pts, xy{1 / (1 - pc/100), verdict.Median(at[pc])})
+				s.pts = append(s.pts, xy{1 / (1 - pc/100), stats.Median(at[pc])})
 			}
 			if len(s.pts) > 0 {
 				ch.series = append(ch.series, s)
@@ -815,7 +815,7 @@ func heapGradient(d *doc, b *Batch) {
 					vals := g.values(metricByKey(pn.key))
 					r = append(r, fmtSample(vals, pn.format))
 					if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
-						ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), verdict.Median(vals)})
+						ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
 					}
 				}
 				rows = append(rows, r)

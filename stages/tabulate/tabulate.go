@@ -33,8 +33,8 @@ import (
 	"time"
 
 	"yardstick/datasets"
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
+	"yardstick/stats/hdrstat"
 )
 
 // Summary says what Run wrote.

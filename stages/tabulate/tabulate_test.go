@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"yardstick/datasets"
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/stages/tabulate"
 	"yardstick/stages/tabulate/tabulatetest"
+	"yardstick/stats/hdrstat"
 )
 
 func writeFixture(t *testing.T, o tabulatetest.Options) (*pipeline.RunDir, *pipeline.Plan) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
 	"yardstick/pipeline"
 
 	"yardstick/pipeline/cpuset"
@@ -264,7 +265,7 @@ func checkWindows(c *checker) {
 	}
 }
 
-func windowsText(w schema.Windows) string {
+func windowsText(w pipeline.Windows) string {
 	return fmt.Sprintf("service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s", w.ServiceWarmup, w.Warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
 }
 
@@ -286,14 +287,14 @@ func checkWorkload(c *checker) {
 	for k, v := range r.Headers {
 		text += k + v
 	}
-	usesPayload := strings.Contains(text, "{payload}") || strings.Contains(text, "{payload_text}")
+	usesPayload := strings.Contains(text, pipeline.PayloadPlaceholder) || strings.Contains(text, pipeline.PayloadTextPlaceholder)
 	switch {
 	case usesPayload && len(wl.Payload) == 0:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {payload} but workload.payload is not set")
 	case !usesPayload && len(wl.Payload) > 0:
 		c.add(Warning, "workload", c.pos("workload", "payload"), "workload.payload is set but the request never uses {payload}: every payload point sends the same request")
 	}
-	usesVary := strings.Contains(text, "{vary}")
+	usesVary := strings.Contains(text, pipeline.VaryPlaceholder)
 	switch {
 	case usesVary && r.Vary == nil:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {vary} but request.vary is not declared")

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+
 	"yardstick/pipeline/cpuset"
 
 	"golang.org/x/sys/unix"

@@ -6,21 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-)
 
-// Placeholders a request template may hold in its path, headers or body.
-const (
-	// PayloadPlaceholder is replaced by Spec.Payload as a decimal number
-	// (a size for the target to generate: "/api/generated/{payload}";
-	// a 2 KB path parameter would measure the router, METHODOLOGY.md 2).
-	PayloadPlaceholder = "{payload}"
-	// PayloadTextPlaceholder is replaced by Spec.Payload bytes of filler
-	// text (a request body of that size).
-	PayloadTextPlaceholder = "{payload_text}"
-	// VaryPlaceholder is replaced by a value drawn from the seeded source,
-	// different from request to request, so that a target answering from a
-	// cache or with a constant body can be detected.
-	VaryPlaceholder = "{vary}"
+	"yardstick/pipeline"
 )
 
 // requests holds the pre-rendered wire bytes of every request variant, so
@@ -50,9 +37,9 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	}
 	path := u.EscapedPath()
 	// url.Parse escapes braces; let the placeholders through unescaped.
-	path = strings.NewReplacer("%7Bpayload%7D", PayloadPlaceholder, "%7Bvary%7D", VaryPlaceholder,
-		"%7bpayload%7d", PayloadPlaceholder, "%7bvary%7d", VaryPlaceholder,
-		"%7Bpayload_text%7D", PayloadTextPlaceholder, "%7bpayload_text%7d", PayloadTextPlaceholder).Replace(path)
+	path = strings.NewReplacer("%7Bpayload%7D", pipeline.PayloadPlaceholder, "%7Bvary%7D", pipeline.VaryPlaceholder,
+		"%7bpayload%7d", pipeline.PayloadPlaceholder, "%7bvary%7d", pipeline.VaryPlaceholder,
+		"%7Bpayload_text%7D", pipeline.PayloadTextPlaceholder, "%7bpayload_text%7d", pipeline.PayloadTextPlaceholder).Replace(path)
 	if path == "" {
 		path = "/"
 	}
@@ -78,15 +65,15 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	}
 	head := tmpl.String()
 	body := s.Body
-	sub := strings.NewReplacer(PayloadTextPlaceholder, payload(s.Payload), PayloadPlaceholder, strconv.Itoa(s.Payload))
+	sub := strings.NewReplacer(pipeline.PayloadTextPlaceholder, payload(s.Payload), pipeline.PayloadPlaceholder, strconv.Itoa(s.Payload))
 	head = sub.Replace(head)
 	body = sub.Replace(body)
-	if strings.ContainsAny(strings.ReplaceAll(head, VaryPlaceholder, ""), "\x00") {
+	if strings.ContainsAny(strings.ReplaceAll(head, pipeline.VaryPlaceholder, ""), "\x00") {
 		return nil, fmt.Errorf("request head holds a NUL byte")
 	}
 
 	r := &requests{head: strings.EqualFold(s.Method, "HEAD")}
-	vary := strings.Contains(head, VaryPlaceholder) || strings.Contains(body, VaryPlaceholder)
+	vary := strings.Contains(head, pipeline.VaryPlaceholder) || strings.Contains(body, pipeline.VaryPlaceholder)
 	n := 1
 	lo, hi := s.varyRange()
 	if vary {
@@ -113,8 +100,8 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 			}
 			seen[v] = true
 			r.varyValues = append(r.varyValues, v)
-			h = strings.ReplaceAll(h, VaryPlaceholder, v)
-			b = strings.ReplaceAll(b, VaryPlaceholder, v)
+			h = strings.ReplaceAll(h, pipeline.VaryPlaceholder, v)
+			b = strings.ReplaceAll(b, pipeline.VaryPlaceholder, v)
 		}
 		var w strings.Builder
 		w.WriteString(h)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+
 	"yardstick/pipeline/cpuset"
 
 	"github.com/prometheus/procfs"

@@ -16,10 +16,10 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/stages/plan"
 	"yardstick/stages/tabulate"
+	"yardstick/stats/hdrstat"
 )
 
 // Experiment and RunID name the fixture run.

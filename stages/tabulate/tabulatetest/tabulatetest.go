@@ -15,9 +15,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"yardstick/datasets/hdrstat"
 	"yardstick/pipeline"
 	"yardstick/stages/plan"
+	"yardstick/stats/hdrstat"
 )
 
 // Experiment and RunID name the fixture run: it lives in

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
 	"yardstick/pipeline/cpuset"
 )
 

@@ -1,6 +1,7 @@
-// Package verdict compares two samples of one metric, a baseline and a
-// candidate, the way benchstat does, with one addition the benchmark
-// methodology asks for: a declared noise band.
+// Package stats holds the statistics every stage shares: medians and
+// spreads of repeats, and verdicts that compare two samples of one metric,
+// a baseline and a candidate, the way benchstat does, with one addition
+// the benchmark methodology asks for: a declared noise band.
 //
 // A sample is the values of one metric over the repeats of one
 // configuration (three repeats of the same cell give three values). The
@@ -21,9 +22,9 @@
 // A tie renders as "~", like benchstat's insignificant delta. Caveats (too
 // few samples for a test, a zero baseline) are data: [Comparison.Warnings].
 //
-// The package knows nothing of reports or tables; the report stage and the
-// run-to-run compare verb both use it.
-package verdict
+// The package knows nothing of reports, tables or runs; the execute,
+// fairness and report stages and the load generator benchmark use it.
+package stats
 
 import (
 	"fmt"

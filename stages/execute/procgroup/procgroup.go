@@ -1,4 +1,4 @@
-// Package proc starts and stops the processes a run owns: targets,
+// Package procgroup starts and stops the processes a run owns: targets,
 // services and the load generator. Each runs in its own process group,
 // pinned to its CPU set from the moment it is forked, and dies with
 // yardstick (PR_SET_PDEATHSIG) if yardstick is killed.
@@ -9,7 +9,7 @@
 // locked until the child has been waited for, because the kernel sends the
 // death signal when the forking thread exits. Then the thread's own mask is
 // restored.
-package proc
+package procgroup
 
 import (
 	"context"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"yardstick/datasets/hdrstat"
+	"yardstick/stats/hdrstat"
 )
 
 func TestRank(t *testing.T) {

@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The settings a batch's cells share, as the plan (plan.json) records them.
+// These are yardstick's own types: the schema package converts the
+// evaluated CUE definition into them in one place, so the lock format does
+// not depend on how the definition language spells its fields. Their JSON
+// names are part of the plan format and of the canonical form that cell ids
+// are hashed from: changing one changes every cell id.
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("20s"). It marshals in Go's canonical form, so "20000ms" and "20s" are
+// the same duration in a plan.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String formats d in Go's canonical form.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string such as \"20s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q: negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Windows are the phases of a target's life in a batch.
+type Windows struct {
+	// ServiceWarmup runs after the batch's services are ready, before any
+	// target starts.
+	ServiceWarmup Duration `json:"serviceWarmup"`
+	// Warmup is load before the measure window, not measured.
+	Warmup Duration `json:"warmup"`
+	// Measure is the measured load; its first DiscardHead is dropped.
+	Measure      Duration `json:"measure"`
+	DiscardHead  Duration `json:"discardHead"`
+	ReadyTimeout Duration `json:"readyTimeout"`
+}
+
+// Placement holds the CPU lists of the target, the services and the load
+// generator, as written ("0-1").
+type Placement struct {
+	Target   string `json:"target"`
+	Services string `json:"services,omitempty"`
+	Loadgen  string `json:"loadgen"`
+}
+
+// Fairness holds a batch's declared fairness constraints.
+type Fairness struct {
+	// EventLoops is the number of event-loop threads every variant must
+	// run with; 0 when not declared.
+	EventLoops              int        `json:"eventLoops,omitempty"`
+	LogBytesPerRequest      *Tolerance `json:"logBytesPerRequest,omitempty"`
+	ResponseBytesPerRequest *Tolerance `json:"responseBytesPerRequest,omitempty"`
+	// Noise is the declared noise band: a relative difference at most this
+	// large is a tie.
+	Noise float64 `json:"noise"`
+}
+
+// Tolerance is a relative tolerance (0.15 = 15%).
+type Tolerance struct {
+	Tolerance float64 `json:"tolerance"`
+}
+
+// Sampling says how the target's /proc is sampled.
+type Sampling struct {
+	Interval  Duration `json:"interval"`
+	IdleAfter Duration `json:"idleAfter"`
+}
+
+// Request is a batch's request template; {payload}, {payload_text} and
+// {vary} are substituted per cell and per request.
+type Request struct {
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	Vary    *Vary             `json:"vary,omitempty"`
+}
+
+// Vary is the range of the per-request {vary} parameter.
+type Vary struct {
+	Min int64 `json:"min"`
+	Max int64 `json:"max"`
+}

@@ -1,0 +1,143 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"yardstick/pipeline"
+)
+
+// The definition as CUE spells it, for decoding only, and its conversion
+// into yardstick's own types (package pipeline). This file is the one place
+// where CUE field names meet the plan's: the plan format may change its
+// JSON names without touching the definition language, and the other way
+// round.
+
+// jsonDuration is a duration as the schema writes it: a Go duration string.
+type jsonDuration time.Duration
+
+func (d *jsonDuration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string such as \"20s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q: negative", s)
+	}
+	*d = jsonDuration(v)
+	return nil
+}
+
+func (d jsonDuration) convert() pipeline.Duration { return pipeline.Duration(d) }
+
+type jsonWindows struct {
+	ServiceWarmup jsonDuration `json:"serviceWarmup"`
+	Warmup        jsonDuration `json:"warmup"`
+	Measure       jsonDuration `json:"measure"`
+	DiscardHead   jsonDuration `json:"discardHead"`
+	ReadyTimeout  jsonDuration `json:"readyTimeout"`
+}
+
+func (w jsonWindows) convert() pipeline.Windows {
+	return pipeline.Windows{
+		ServiceWarmup: w.ServiceWarmup.convert(),
+		Warmup:        w.Warmup.convert(),
+		Measure:       w.Measure.convert(),
+		DiscardHead:   w.DiscardHead.convert(),
+		ReadyTimeout:  w.ReadyTimeout.convert(),
+	}
+}
+
+type jsonPlacement struct {
+	Target   string `json:"target"`
+	Services string `json:"services"`
+	Loadgen  string `json:"loadgen"`
+}
+
+type jsonTolerance struct {
+	Tolerance float64 `json:"tolerance"`
+}
+
+func (t *jsonTolerance) convert() *pipeline.Tolerance {
+	if t == nil {
+		return nil
+	}
+	return &pipeline.Tolerance{Tolerance: t.Tolerance}
+}
+
+type jsonFairness struct {
+	EventLoops              int            `json:"eventLoops"`
+	LogBytesPerRequest      *jsonTolerance `json:"logBytesPerRequest"`
+	ResponseBytesPerRequest *jsonTolerance `json:"responseBytesPerRequest"`
+	Noise                   float64        `json:"noise"`
+}
+
+func (f jsonFairness) convert() pipeline.Fairness {
+	return pipeline.Fairness{
+		EventLoops:              f.EventLoops,
+		LogBytesPerRequest:      f.LogBytesPerRequest.convert(),
+		ResponseBytesPerRequest: f.ResponseBytesPerRequest.convert(),
+		Noise:                   f.Noise,
+	}
+}
+
+type jsonSampling struct {
+	Interval  jsonDuration `json:"interval"`
+	IdleAfter jsonDuration `json:"idleAfter"`
+}
+
+func (s jsonSampling) convert() pipeline.Sampling {
+	return pipeline.Sampling{Interval: s.Interval.convert(), IdleAfter: s.IdleAfter.convert()}
+}
+
+type jsonVary struct {
+	Min int64 `json:"min"`
+	Max int64 `json:"max"`
+}
+
+type jsonRequest struct {
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+	Body    string            `json:"body"`
+	Vary    *jsonVary         `json:"vary"`
+}
+
+func (r jsonRequest) convert() pipeline.Request {
+	out := pipeline.Request{Method: r.Method, Path: r.Path, Headers: r.Headers, Body: r.Body}
+	if r.Vary != nil {
+		out.Vary = &pipeline.Vary{Min: r.Vary.Min, Max: r.Vary.Max}
+	}
+	return out
+}
+
+type jsonWorkload struct {
+	Request     jsonRequest  `json:"request"`
+	Payload     []int        `json:"payload"`
+	Concurrency []int        `json:"concurrency"`
+	Rate        []Rate       `json:"rate"`
+	Connections int          `json:"connections"`
+	Timeout     jsonDuration `json:"timeout"`
+}
+
+func (w jsonWorkload) convert() Workload {
+	return Workload{
+		Request:     w.Request.convert(),
+		Payload:     w.Payload,
+		Concurrency: w.Concurrency,
+		Rate:        w.Rate,
+		Connections: w.Connections,
+		Timeout:     w.Timeout.convert(),
+	}
+}
+
+// jsonTarget decodes a target; its windows are the schema's spelling.
+type jsonTarget struct {
+	Target
+	Windows *jsonWindows `json:"windows"`
+}
