@@ -192,7 +192,7 @@ type ColdStart struct {
 // how it ended.
 type StartRecord struct {
 	Name       string     `json:"name"`
-	Group      int        `json:"group"`
+	StartSeq   int        `json:"group"`
 	Variant    string     `json:"variant"`
 	Repeat     int        `json:"repeat"`
 	Argv       []string   `json:"argv"`

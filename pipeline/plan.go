@@ -166,11 +166,11 @@ type Cell struct {
 	Target  string `json:"target"`
 	Variant string `json:"variant"`
 	Kind    string `json:"kind"`
-	// Group numbers the target starts in run order: the cells of one group
-	// share one start of their variant.
-	Group  int      `json:"group"`
-	Repeat int      `json:"repeat"`
-	Point  Point    `json:"point"`
-	Argv   []string `json:"argv"`
-	Env    []string `json:"env"`
+	// StartSeq numbers the target starts in run order: the cells with the
+	// same StartSeq share one start of their variant.
+	StartSeq int      `json:"group"`
+	Repeat   int      `json:"repeat"`
+	Point    Point    `json:"point"`
+	Argv     []string `json:"argv"`
+	Env      []string `json:"env"`
 }

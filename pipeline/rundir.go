@@ -81,7 +81,7 @@ func (d *RunDir) CellDir(id string) string { return d.Path("cells", id) }
 // StartDir is starts/<group>/ for a target start; the name carries the
 // group number, the variant and the repeat so that a person can find it.
 func (d *RunDir) StartDir(c *Cell, attempt int) string {
-	name := fmt.Sprintf("%04d-%s-%s-r%d", c.Group, c.Batch, c.Variant, c.Repeat)
+	name := fmt.Sprintf("%04d-%s-%s-r%d", c.StartSeq, c.Batch, c.Variant, c.Repeat)
 	if attempt > 0 {
 		name += fmt.Sprintf("-restart%d", attempt)
 	}

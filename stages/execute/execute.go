@@ -3,9 +3,8 @@
 //
 // For each batch it pins itself to the load generator's CPUs (yardstick's
 // own work never runs on the target's cores) and starts the batch's
-// services; for each group (one start
-// of a target variant, see pipeline.Cell.Group) it runs the variant's build
-// step once, measures cold starts, starts the target pinned to its CPU set
+// services; for each start (one start of a target variant, see
+// pipeline.Cell.StartSeq) it runs the variant's build step once, measures cold starts, starts the target pinned to its CPU set
 // in its own process group, warms the service up, and then for each cell:
 // drives `yardstick loadgen --stdio` (pinned to the load generator's CPUs)
 // through warm-up and the measure window, samples the target's /proc,
@@ -197,17 +196,17 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 		}
 		return r.failAll(cells, "", fmt.Errorf("batch %s: %w", b.Name, err))
 	}
-	var group []pipeline.Cell
+	var start []pipeline.Cell
 	flush := func() error {
-		if len(group) == 0 {
+		if len(start) == 0 {
 			return nil
 		}
-		err := r.runGroup(ctx, b, group)
-		group = nil
+		err := r.runStart(ctx, b, start)
+		start = nil
 		return err
 	}
 	for _, c := range cells {
-		if len(group) > 0 && group[0].Group != c.Group {
+		if len(start) > 0 && start[0].StartSeq != c.StartSeq {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -215,7 +214,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 		if ctx.Err() != nil {
 			return nil
 		}
-		group = append(group, c)
+		start = append(start, c)
 	}
 	return flush()
 }
@@ -384,13 +383,13 @@ func estimateCells(p *pipeline.Plan, cells []pipeline.Cell) time.Duration {
 	for i := range p.Batches {
 		batches[p.Batches[i].Name] = &p.Batches[i]
 	}
-	groups := map[int]bool{}
+	starts := map[int]bool{}
 	var d time.Duration
 	for _, c := range cells {
 		b := batches[c.Batch]
 		d += b.Windows.Warmup.D() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()
-		if !groups[c.Group] {
-			groups[c.Group] = true
+		if !starts[c.StartSeq] {
+			starts[c.StartSeq] = true
 			d += b.Windows.ServiceWarmup.D()
 		}
 	}

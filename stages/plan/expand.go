@@ -12,8 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"yardstick/pipeline"
 	"yardstick/schema"
@@ -48,9 +46,9 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 		}
 		next := group
 		for i := range cells {
-			cells[i].Group += group
+			cells[i].StartSeq += group
 			cells[i].Seq = len(p.Cells) + i
-			next = max(next, cells[i].Group+1)
+			next = max(next, cells[i].StartSeq+1)
 		}
 		group = next
 		p.Batches = append(p.Batches, pb)
@@ -71,7 +69,7 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 		Name:        b.Name,
 		Description: b.Description,
 		Repeats:     b.Repeats,
-		Processors:  Processors(b),
+		Processors:  schema.Processors(b),
 		Windows:     b.Windows,
 		Placement:   b.Placement,
 		Fairness:    b.Fairness,
@@ -90,18 +88,18 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 		pb.Seed = *opts.Seed
 	}
 	for _, s := range b.Services {
-		pb.Services = append(pb.Services, Service(s))
+		pb.Services = append(pb.Services, s.Resolve())
 	}
 	for _, t := range b.Targets {
-		pb.Variants = append(pb.Variants, Variants(b, t)...)
+		pb.Variants = append(pb.Variants, schema.Variants(b, t)...)
 	}
-	points := Points(&b.Workload)
+	points := schema.Points(&b.Workload)
 	var cells []pipeline.Cell
 	for vi := range pb.Variants {
 		v := &pb.Variants[vi]
 		for r := 1; r <= b.Repeats; r++ {
 			for _, pt := range points {
-				if !keep(b, v, pt, r) {
+				if !schema.Keep(b, v, pt, r) {
 					continue
 				}
 				c := pipeline.Cell{
@@ -142,104 +140,6 @@ func FromSource(name string, src []byte, experiment string, opts Options) (*pipe
 	return Expand(def, e, opts)
 }
 
-// Points lists the workload points in order: payload-major, then
-// concurrency or rate as declared.
-func Points(w *schema.Workload) []pipeline.Point {
-	payloads := []*int{nil}
-	if len(w.Payload) > 0 {
-		payloads = payloads[:0]
-		for i := range w.Payload {
-			payloads = append(payloads, &w.Payload[i])
-		}
-	}
-	var out []pipeline.Point
-	for _, p := range payloads {
-		for _, c := range w.Concurrency {
-			out = append(out, pipeline.Point{Payload: p, Mode: "closed", Concurrency: c})
-		}
-		for _, r := range w.Rate {
-			out = append(out, pipeline.Point{Payload: p, Mode: "open", Connections: w.Connections, Rate: r.PerSecond, PeakFraction: r.PeakFraction})
-		}
-	}
-	return out
-}
-
-// matchValues returns the values include/exclude keys compare against for a
-// cell, as canonical strings.
-func matchValues(v *pipeline.Variant, pt pipeline.Point, repeat int) map[string]string {
-	m := map[string]string{
-		"target": v.Target,
-		"repeat": strconv.Itoa(repeat),
-	}
-	if pt.Payload != nil {
-		m["payload"] = strconv.Itoa(*pt.Payload)
-	}
-	if pt.Mode == "closed" {
-		m["concurrency"] = strconv.Itoa(pt.Concurrency)
-	} else {
-		m["rate"] = schema.Rate{PerSecond: pt.Rate, PeakFraction: pt.PeakFraction}.String()
-	}
-	for _, k := range v.Knobs {
-		m[k.Name] = k.Value
-	}
-	return m
-}
-
-// MatchKeys lists the keys an include or exclude rule may use.
-var MatchKeys = append([]string{"target", "payload", "concurrency", "rate", "repeat"}, KnobNames...)
-
-func matches(rule schema.Match, vals map[string]string) bool {
-	for k, want := range rule {
-		got, ok := vals[k]
-		if !ok || !strings.EqualFold(got, want) {
-			return false
-		}
-	}
-	return true
-}
-
-func keep(b *schema.Batch, v *pipeline.Variant, pt pipeline.Point, repeat int) bool {
-	vals := matchValues(v, pt, repeat)
-	if len(b.Include) > 0 {
-		in := false
-		for _, r := range b.Include {
-			if matches(r, vals) {
-				in = true
-				break
-			}
-		}
-		if !in {
-			return false
-		}
-	}
-	for _, r := range b.Exclude {
-		if matches(r, vals) {
-			return false
-		}
-	}
-	return true
-}
-
-// RuleMatches counts the cells of batch b an include or exclude rule
-// matches before any trimming, so validate can warn about a rule that
-// matches nothing.
-func RuleMatches(b *schema.Batch, rule schema.Match) int {
-	n := 0
-	points := Points(&b.Workload)
-	for _, t := range b.Targets {
-		for _, v := range Variants(b, t) {
-			for r := 1; r <= b.Repeats; r++ {
-				for _, pt := range points {
-					if matches(rule, matchValues(&v, pt, r)) {
-						n++
-					}
-				}
-			}
-		}
-	}
-	return n
-}
-
 // estimate is a lower bound of the batch's wall time in seconds: per
 // target start the service warm-up (ready waits and cold-start probes are
 // not known in advance and count zero); per cell its warm-up, its measure
@@ -248,7 +148,7 @@ func estimate(b pipeline.Batch, cells []pipeline.Cell) float64 {
 	starts := map[int]bool{}
 	var s float64
 	for _, c := range cells {
-		starts[c.Group] = true
+		starts[c.StartSeq] = true
 		s += (b.Windows.Warmup.D() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()).Seconds()
 	}
 	return s + float64(len(starts))*b.Windows.ServiceWarmup.D().Seconds()

@@ -8,38 +8,39 @@ import (
 	"yardstick/pipeline"
 )
 
-// A group is one start of a target variant: the cells of one variant and
+// A start is one start of a target variant: the cells of one variant and
 // repeat, run back to back while the target stays up.
-type group struct {
+type start struct {
 	variant int
 	repeat  int
 	cells   []pipeline.Cell
 }
 
 // order arranges cells (built variant-major, then repeat, then point) by
-// the batch's order and numbers their groups from 0 in run order.
+// the batch's order and numbers their starts from 0 in run order.
 //
 //   - sequential: each variant runs all its repeats before the next
-//     variant starts, as the studies did;
+//     variant starts (the published studies ran this way; slow drift
+//     of the machine then lands on one variant: docs/methodology.md#drift);
 //   - interleaved: round r runs repeat r of every variant (A B A B), so
 //     slow drift of the machine spreads over all variants;
-//   - random: groups, and the points inside each group, are shuffled with a
+//   - random: starts, and the points inside each start, are shuffled with a
 //     PCG source seeded by seed, so the order is reproducible; closed-loop
-//     points still come before open-loop ones inside a group.
+//     points still come before open-loop ones inside a start.
 func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline.Cell) ([]pipeline.Cell, error) {
 	index := map[string]int{}
 	for i, v := range variants {
 		index[v.Label] = i
 	}
-	var groups []*group
-	byKey := map[[2]int]*group{}
+	var starts []*start
+	byKey := map[[2]int]*start{}
 	for _, c := range cells {
 		k := [2]int{index[c.Variant], c.Repeat}
 		g := byKey[k]
 		if g == nil {
-			g = &group{variant: k[0], repeat: k[1]}
+			g = &start{variant: k[0], repeat: k[1]}
 			byKey[k] = g
-			groups = append(groups, g)
+			starts = append(starts, g)
 		}
 		g.cells = append(g.cells, c)
 	}
@@ -47,7 +48,7 @@ func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline
 	case "sequential", "":
 		// already variant-major
 	case "interleaved":
-		slices.SortStableFunc(groups, func(a, b *group) int {
+		slices.SortStableFunc(starts, func(a, b *start) int {
 			if a.repeat != b.repeat {
 				return a.repeat - b.repeat
 			}
@@ -55,8 +56,8 @@ func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline
 		})
 	case "random":
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x79617264))
-		shuffle(rng, groups)
-		for _, g := range groups {
+		shuffle(rng, starts)
+		for _, g := range starts {
 			// Closed-loop points stay ahead of open-loop ones, so a rate
 			// given as a fraction of the peak finds its peak measured.
 			var closed, open []pipeline.Cell
@@ -75,9 +76,9 @@ func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline
 		return nil, fmt.Errorf("unknown order %q (want sequential, interleaved or random)", how)
 	}
 	out := make([]pipeline.Cell, 0, len(cells))
-	for gi, g := range groups {
+	for gi, g := range starts {
 		for _, c := range g.cells {
-			c.Group = gi
+			c.StartSeq = gi
 			out = append(out, c)
 		}
 	}

@@ -281,10 +281,10 @@ func TestOrders(t *testing.T) {
 	for _, p := range []*pipeline.Plan{seq, inter, r1} {
 		last := -1
 		for _, c := range p.Cells {
-			if c.Group < last {
+			if c.StartSeq < last {
 				t.Errorf("%s: groups not contiguous", p.Batches[0].Order)
 			}
-			last = c.Group
+			last = c.StartSeq
 		}
 		for i, c := range p.Cells {
 			if c.Seq != i {

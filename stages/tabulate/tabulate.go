@@ -233,7 +233,7 @@ func planColumns(p *pipeline.Plan, c *pipeline.Cell) datasets.Cell {
 		CellID:     c.ID,
 		CellName:   c.Name,
 		Seq:        int64(c.Seq),
-		StartGroup: int64(c.Group),
+		StartGroup: int64(c.StartSeq),
 		Target:     c.Target,
 		Variant:    c.Variant,
 		Kind:       c.Kind,

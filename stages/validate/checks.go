@@ -13,7 +13,6 @@ import (
 
 	"yardstick/pipeline/cpuset"
 	"yardstick/schema"
-	"yardstick/stages/plan"
 )
 
 // checker carries one batch through the checks.
@@ -68,7 +67,7 @@ func checkNames(c *checker) {
 	}
 	labels := map[string]string{}
 	for _, t := range c.b.Targets {
-		for _, v := range plan.Variants(c.b, t) {
+		for _, v := range schema.Variants(c.b, t) {
 			if other, dup := labels[v.Label]; dup && other != t.Name {
 				c.add(Error, "names", c.pos("targets", t.Name), "target %s has a variant named %s, the same as a variant of target %s; rename one of them", t.Name, v.Label, other)
 			}
@@ -157,16 +156,16 @@ func checkProcessors(c *checker) {
 		c.add(Error, "processors", c.pos("processors"), "processors is %d but placement.target %s has %d CPU(s); the processor budget and the CPU set must agree", c.b.Processors, c.b.Placement.Target, len(set))
 	}
 	for _, t := range c.b.Targets {
-		for _, v := range plan.Variants(c.b, t) {
+		for _, v := range schema.Variants(c.b, t) {
 			if v.Processors == len(set) {
 				continue
 			}
 			var knob, path string
 			switch t.Kind {
 			case "go":
-				knob, path = "GOMAXPROCS", plan.KnobGoMaxProcs
+				knob, path = "GOMAXPROCS", schema.KnobGoMaxProcs
 			case "jvm":
-				knob, path = "-XX:ActiveProcessorCount", plan.KnobProcessors
+				knob, path = "-XX:ActiveProcessorCount", schema.KnobProcessors
 			}
 			c.add(Error, "processors", c.pos("targets", t.Name, path), "processors differ: %s runs with %s=%d but placement.target %s has %d CPU(s); every target of a batch must see the same processor count",
 				v.Label, knob, v.Processors, c.b.Placement.Target, len(set))
@@ -360,7 +359,7 @@ func checkEventLoops(c *checker) {
 			continue
 		}
 		if t.Kind == "go" {
-			for _, v := range plan.Variants(c.b, t) {
+			for _, v := range schema.Variants(c.b, t) {
 				if v.Processors != want {
 					c.add(Error, "event_loops", c.pos("targets", t.Name), "target %s: fairness.eventLoops is %d but %s runs GOMAXPROCS=%d", t.Name, want, v.Label, v.Processors)
 				}
@@ -396,12 +395,12 @@ func checkMatrix(c *checker) {
 			at := c.pos(kind, strconv.Itoa(i))
 			ok := true
 			for k := range r {
-				if !slices.Contains(plan.MatchKeys, k) {
-					c.add(Error, "matrix", at, "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(plan.MatchKeys, ", "))
+				if !slices.Contains(schema.MatchKeys, k) {
+					c.add(Error, "matrix", at, "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(schema.MatchKeys, ", "))
 					ok, bad = false, true
 				}
 			}
-			if ok && plan.RuleMatches(c.b, r) == 0 {
+			if ok && schema.RuleMatches(c.b, r) == 0 {
 				c.add(Warning, "matrix", at, "%s rule %s matches no cell", kind, ruleText(r))
 			}
 		}
@@ -409,17 +408,9 @@ func checkMatrix(c *checker) {
 	rules("include", c.b.Include)
 	rules("exclude", c.b.Exclude)
 	hasPoints := len(c.b.Workload.Concurrency)+len(c.b.Workload.Rate) > 0
-	if !bad && hasPoints && cellCount(c.b) == 0 {
+	if !bad && hasPoints && schema.CellCount(c.b) == 0 {
 		c.add(Error, "matrix", c.pos(), "no cell left after include/exclude")
 	}
-}
-
-func cellCount(b *schema.Batch) int {
-	p, err := plan.Expand(&schema.Definition{}, &schema.Experiment{Batches: []*schema.Batch{b}}, plan.Options{})
-	if err != nil {
-		return 0
-	}
-	return len(p.Cells)
 }
 
 func ruleText(r schema.Match) string {

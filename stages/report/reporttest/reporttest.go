@@ -189,7 +189,7 @@ func checkpoint(p *pipeline.Plan, c *pipeline.Cell) (*pipeline.Checkpoint, error
 	started := Base.Add(time.Duration(c.Seq) * 10 * time.Second)
 	cp := &pipeline.Checkpoint{
 		Version: pipeline.CheckpointVersion, CellID: c.ID, CellName: c.Name, Status: pipeline.StatusOK,
-		Started: started, Start: fmt.Sprintf("%04d-%s-%s-r%d", c.Group, c.Batch, c.Variant, c.Repeat),
+		Started: started, Start: fmt.Sprintf("%04d-%s-%s-r%d", c.StartSeq, c.Batch, c.Variant, c.Repeat),
 	}
 	if c.Name == FailedCell {
 		cp.Status = pipeline.StatusFailed

@@ -183,7 +183,7 @@ func Checkpoint(c *pipeline.Cell, failed bool) (*pipeline.Checkpoint, error) {
 		CellName: c.Name,
 		Status:   pipeline.StatusOK,
 		Started:  started,
-		Start:    fmt.Sprintf("%04d-%s-%s-r%d", c.Group, c.Batch, c.Variant, c.Repeat),
+		Start:    fmt.Sprintf("%04d-%s-%s-r%d", c.StartSeq, c.Batch, c.Variant, c.Repeat),
 	}
 	if failed {
 		cp.Status = pipeline.StatusFailed

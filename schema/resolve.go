@@ -1,4 +1,4 @@
-package plan
+package schema
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
-	"yardstick/schema"
 )
 
 // Knob names, in the order variant axes multiply and labels read.
@@ -37,7 +36,7 @@ var GCFlags = map[string]string{
 
 // Processors returns the batch's processor budget: its declared processors,
 // else the size of the target CPU set (0 if that does not parse).
-func Processors(b *schema.Batch) int {
+func Processors(b *Batch) int {
 	if b.Processors > 0 {
 		return b.Processors
 	}
@@ -57,9 +56,9 @@ type axis struct {
 
 // targetAxes lists a target's knobs in KnobNames order with their values
 // (a fixed knob has one value, an unset knob none).
-func targetAxes(t *schema.Target) []axis {
+func targetAxes(t *Target) []axis {
 	var out []axis
-	add := func(name string, a schema.Axis) {
+	add := func(name string, a Axis) {
 		if a.Set() {
 			out = append(out, axis{name, a.Values, a.List})
 		}
@@ -86,7 +85,7 @@ func targetAxes(t *schema.Target) []axis {
 
 // Variants resolves every variant of target t in batch b: the product of
 // its list-valued knobs, in declaration order of the lists.
-func Variants(b *schema.Batch, t *schema.Target) []pipeline.Variant {
+func Variants(b *Batch, t *Target) []pipeline.Variant {
 	axes := targetAxes(t)
 	listed := map[string]bool{}
 	combos := [][]pipeline.Knob{nil}
@@ -109,7 +108,7 @@ func Variants(b *schema.Batch, t *schema.Target) []pipeline.Variant {
 
 // resolveVariant resolves one combination of knob values; listed names the
 // knobs that are variant axes.
-func resolveVariant(b *schema.Batch, t *schema.Target, knobs []pipeline.Knob, listed map[string]bool) pipeline.Variant {
+func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[string]bool) pipeline.Variant {
 	knob := func(name string) string {
 		for _, k := range knobs {
 			if k.Name == name {
@@ -178,7 +177,7 @@ func resolveVariant(b *schema.Batch, t *schema.Target, knobs []pipeline.Knob, li
 
 // resolveProcess resolves what every kind shares: the command, the
 // environment as given, and the rest as written.
-func resolveProcess(p *schema.Process) pipeline.Process {
+func resolveProcess(p *Process) pipeline.Process {
 	return pipeline.Process{
 		Name:             p.Name,
 		Kind:             p.Kind,
@@ -193,12 +192,12 @@ func resolveProcess(p *schema.Process) pipeline.Process {
 	}
 }
 
-// Service resolves a batch helper.
-func Service(s *schema.Service) pipeline.Process { return resolveProcess(&s.Process) }
+// Resolve resolves a batch helper into the process the executor starts.
+func (s *Service) Resolve() pipeline.Process { return resolveProcess(&s.Process) }
 
 // jvmArgv builds the java command line from the typed knobs. Heap sets both
 // -Xms and -Xmx, so the heap is explicit and does not grow during a window.
-func jvmArgv(t *schema.Target, gc, heap string, procs int, flagSet string) []string {
+func jvmArgv(t *Target, gc, heap string, procs int, flagSet string) []string {
 	java := t.Java
 	if java == "" {
 		java = "java"

@@ -39,8 +39,8 @@ func variantOf(b *pipeline.Batch, label string) *pipeline.Variant {
 	return nil
 }
 
-// runGroup runs the cells of one group: one start of one variant.
-func (r *runner) runGroup(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
+// runStart runs the cells of one start of one variant.
+func (r *runner) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
 	v := variantOf(b, cells[0].Variant)
 	if v == nil {
 		return r.failAll(cells, "", fmt.Errorf("plan: variant %s not in batch %s", cells[0].Variant, b.Name))
@@ -91,7 +91,7 @@ func (r *runner) runGroup(ctx context.Context, b *pipeline.Batch, cells []pipeli
 					return nil
 				}
 				// The target never became ready: this cell fails; the
-				// next cell of the group tries a fresh start.
+				// next cell of the start tries a fresh start.
 				if err := r.record(failed(&c, t, err)); err != nil {
 					return err
 				}
@@ -177,7 +177,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	p, err := r.start(procgroup.Spec{Argv: argv, Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 	stdout.Close()
 	stderr.Close()
-	t.rec = &pipeline.StartRecord{Name: t.name, Group: c.Group, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env}
+	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env}
 	if err != nil {
 		t.rec.Error = err.Error()
 		_ = pipeline.WriteJSONAtomic(filepath.Join(dir, "start.json"), t.rec)
