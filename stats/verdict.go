@@ -1,7 +1,7 @@
 // Package stats holds the statistics every stage shares: medians and
 // spreads of repeats, and verdicts that compare two samples of one metric,
 // a baseline and a candidate, the way benchstat does, with one addition
-// the benchmark methodology asks for: a declared noise band.
+// docs/methodology.md#noise asks for: a declared noise band.
 //
 // A sample is the values of one metric over the repeats of one
 // configuration (three repeats of the same cell give three values). The

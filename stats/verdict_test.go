@@ -7,7 +7,7 @@ import (
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// The methodology's example: a 1.01x difference with a 7% noise band is a
+// docs/methodology.md#noise: a 1.01x difference with a 7% noise band is a
 // tie, not "1% faster".
 func TestOnePercentInsideSevenPercentBandIsTie(t *testing.T) {
 	c := Compare([]float64{10000}, []float64{10100}, false, 0.07)

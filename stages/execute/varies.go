@@ -15,8 +15,8 @@ import (
 
 // probeVaries sends the cell's request twice with two different {vary}
 // values and records whether the bodies differ. A static or cached answer
-// (METHODOLOGY.md section 5: one framework's QPS halved once its response
-// depended on its input) gives the same body twice. Requests without
+// (docs/methodology.md#static-responses: a service's throughput can halve
+// once its response depends on its input) gives the same body twice. Requests without
 // {vary} are not probed.
 func probeVaries(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) *pipeline.VariesProbe {
 	req := b.Request

@@ -4,7 +4,7 @@
 // The rows go to fairness.json (and from there to the fairness table);
 // a failed row marks its cell, or every cell of its batch, unfair.
 //
-// Each check is one function below, named as in METHODOLOGY.md:
+// Each check is one function below, named as in docs/methodology.md#checks:
 // event_loops, log_bytes, response_bytes, response_varies,
 // loadgen_saturation, littles_law, nagle_floor, affinity, gc_window,
 // cross_batch; and error_rate, since a window of failed requests measures
@@ -44,7 +44,8 @@ const (
 	// LittleTolerance: connections / throughput against mean latency.
 	LittleTolerance = 0.10
 	// NagleLow and NagleHigh bound the Nagle + delayed-ACK floor: 40 ms is
-	// Linux's minimum delayed-ACK timeout; the studies saw 44-48 ms.
+	// Linux's minimum delayed-ACK timeout; measured floors sit at 44-48 ms
+	// (docs/methodology.md#nagle).
 	NagleLow  = 35_000 // us
 	NagleHigh = 50_000 // us
 	// NaglePercentile is the latency percentile taken as the floor.

@@ -73,7 +73,8 @@ func metricByKey(k string) metric {
 	panic("report: no metric " + k)
 }
 
-// radarAxes are the seven dimensions of the methodology's radar chart.
+// radarAxes are the seven dimensions of the report's radar chart
+// (docs/design.md#the-report-and-verdicts).
 var radarAxes = []struct{ key, label string }{
 	{"rps", "throughput"}, {"p99", "p99"}, {"p999", "p99.9"}, {"tail10ms", "tail >10 ms"},
 	{"rss", "RSS under load"}, {"cold", "cold start"}, {"cpu", "CPU/request"},

@@ -596,7 +596,7 @@ func keepAlive(t *testing.T, port int, path string, wait time.Duration) (saidClo
 // TestFaults starts a fair server and one server per fault switch, all
 // with -Dsample.workers=2 and --work-factor 2, and checks each switch
 // against the fair twin:
-//   - --fault-log-pad 858 (the study's 1108 vs 250 bytes/request): the line
+//   - --fault-log-pad 858 (1108 vs 250 bytes/request, docs/methodology.md#duties): the line
 //     for the same request is 858 bytes longer; FAULT_LOG_PAD=5 (the
 //     environment, small enough for spaces instead of a field): 5 bytes;
 //   - --fault-extra-workers 3: 5 sample-worker-* threads in /proc, the twin 2;

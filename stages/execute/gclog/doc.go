@@ -5,8 +5,7 @@
 // window opens and when it closes; [Window] (or [ReadWindow], which does the
 // I/O) cuts that byte range on line boundaries, and [ParseGo] or [ParseJVM]
 // turns the lines into [Stats]. Statistics therefore come from the window
-// only, never from warm-up (METHODOLOGY.md, "GC statistics only from the
-// measurement window").
+// only, never from warm-up (docs/methodology.md#gc-window).
 //
 // Two log formats are understood:
 //

@@ -1,6 +1,6 @@
 // Package machine captures the environment a run ran on: host, kernel,
 // CPU model, cores, frequency governor, memory and toolchain versions. A
-// result belongs to its machine (METHODOLOGY.md section 3), so every run
+// result belongs to its machine (docs/methodology.md#machine), so every run
 // directory holds one environment.json.
 package machine
 

@@ -74,7 +74,7 @@ func TestFaultLogPad(t *testing.T) {
 	}
 	for _, path := range []string{"/api/generated/128", "/hello", "/nope"} {
 		fair := logLine(0, path)
-		// 858 is the gap of the methodology's study: 1108 vs 250 bytes/request
+		// 858 is the gap of docs/methodology.md#duties: 1108 vs 250 bytes/request
 		for _, n := range []int{0, 1, 8, 9, 10, 858} {
 			got := logLine(n, path)
 			if d := len(normalizeLogLine(got)) - len(normalizeLogLine(fair)); d != n {

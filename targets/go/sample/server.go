@@ -1,5 +1,5 @@
 // Package sample is the Go sample service yardstick benchmarks: a plain
-// net/http server with the endpoints of the methodology's scenario shapes
+// net/http server with the endpoints of the common scenario shapes
 // (hello world, CPU-bound string work, JSON validation, a blocking
 // dependency). The command in targets/go wraps it; tests run it in-process.
 package sample
