@@ -33,11 +33,11 @@ func runDiff(_ context.Context, env *cliEnv, args []string) error {
 	if *format != "text" && *format != "markdown" {
 		return usagef("--format %q: want text or markdown", *format)
 	}
-	oldPlan, err := loadPlan(env, args[0], pf)
+	oldPlan, _, err := loadPlan(env, args[0], pf)
 	if err != nil {
 		return fmt.Errorf("old %s: %w", args[0], err)
 	}
-	newPlan, err := loadPlan(env, args[1], pf)
+	newPlan, _, err := loadPlan(env, args[1], pf)
 	if err != nil {
 		return fmt.Errorf("new %s: %w", args[1], err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"yardstick/pipeline"
+	"yardstick/schema"
 	"yardstick/stages/plan"
 	"yardstick/stages/validate"
 )
@@ -54,26 +55,29 @@ func (pf *planFlags) options() (plan.Options, error) {
 	return o, nil
 }
 
-// loadPlan validates the definition arg and expands it. Findings are
-// printed on stderr; an invalid definition gives errPrinted.
-func loadPlan(env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, error) {
+// loadPlan validates the definition arg and expands it; the definition is
+// evaluated once and returned with its plan, so that a run records the
+// same bytes it planned from. Findings are printed on stderr; an invalid
+// definition gives errPrinted.
+func loadPlan(env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, *schema.Definition, error) {
 	opts, err := pf.options()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, err := validate.Load(env.wd, arg, validate.ThisMachine())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	validate.Print(env.stderr, res.Findings)
 	if !res.Valid() {
-		return nil, errPrinted
+		return nil, nil, errPrinted
 	}
 	e, err := res.Definition.Experiment(pf.experiment)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return plan.Expand(res.Definition, e, opts)
+	p, err := plan.Expand(res.Definition, e, opts)
+	return p, res.Definition, err
 }
 
 func runPlan(_ context.Context, env *cliEnv, args []string) error {
@@ -87,7 +91,7 @@ func runPlan(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) != 1 {
 		return usagef("want exactly one definition, got %d", len(args))
 	}
-	p, err := loadPlan(env, args[0], pf)
+	p, _, err := loadPlan(env, args[0], pf)
 	if err != nil {
 		return err
 	}

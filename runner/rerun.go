@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"yardstick/pipeline"
+	"yardstick/stages/execute/machine"
+)
+
+// now is the clock run ids are made from.
+var now = time.Now
+
+// Rerun prepares a rerun of the earlier run old into a new run directory
+// under results (the directory holding old when results is ""). The plan
+// is taken as it was (plan.json), so the cells and their ids are the same
+// months later even if the definition was edited or deleted. Before
+// anything is created, the binaries and the machine's fingerprint are
+// compared with old's lock.json: any difference is listed on Stderr and
+// refused (ErrReported) unless allowDrift, which records it in the new
+// run's lock.json. Execute then runs the new directory.
+func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift bool, o Options) (*pipeline.RunDir, *pipeline.Plan, error) {
+	p, err := old.ReadPlan()
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := old.ReadLock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s has no usable lock: %w", old.Root, err)
+	}
+	e := Environment(ctx, p, o)
+	current := machine.Lock(p, o.Workdir, e)
+	drift := lock.Diff(current)
+	if err := reportDrift(old, drift, allowDrift, o); err != nil {
+		return nil, nil, err
+	}
+	if results == "" {
+		// old is results/<experiment>/run=<id>
+		results = filepath.Dir(filepath.Dir(old.Root))
+	}
+	rd, err := pipeline.CreateRunDir(results, p.Experiment, pipeline.NewRunID(now()))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := copySources(old, rd); err != nil {
+		return nil, nil, err
+	}
+	if err := rd.WritePlan(p); err != nil {
+		return nil, nil, err
+	}
+	if err := pipeline.WriteJSONAtomic(rd.Path("environment.json"), e); err != nil {
+		return nil, nil, err
+	}
+	current.RerunOf, current.Drift = old.ID(), drift
+	if err := rd.WriteLock(current); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(o.Stderr, "rerun of %s\n", old.Root)
+	return rd, p, nil
+}
+
+// reportDrift lists the differences from the lock, and refuses them
+// unless allowDrift.
+func reportDrift(old *pipeline.RunDir, drift []pipeline.Drift, allowDrift bool, o Options) error {
+	if len(drift) == 0 {
+		return nil
+	}
+	if !allowDrift {
+		fmt.Fprintf(o.Stderr, "rerun refused: %d difference(s) from the lock of %s:\n", len(drift), old.Root)
+		for _, d := range drift {
+			fmt.Fprintf(o.Stderr, "  %s\n", d)
+		}
+		fmt.Fprintln(o.Stderr, "rerun with --allow-drift to run anyway (the drift is recorded in the new run)")
+		return ErrReported
+	}
+	fmt.Fprintf(o.Stderr, "drift from the lock (allowed, recorded in lock.json):\n")
+	for _, d := range drift {
+		fmt.Fprintf(o.Stderr, "  %s\n", d)
+	}
+	return nil
+}
+
+// copySources copies the definition files as evaluated.
+func copySources(from, to *pipeline.RunDir) error {
+	src := from.Path("sources")
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("copy sources: %w", err)
+		}
+		return writeSource(to, rel, b)
+	})
+}

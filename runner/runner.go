@@ -1,0 +1,251 @@
+// Package runner owns the stage sequence of a run. `run`, `run --resume`
+// and `rerun` differ only in how the run directory comes to be (a new one
+// from a definition, an existing one, a new one from an earlier run's
+// lock); from there the sequence is the same:
+//
+//  1. execute: every cell without a checkpoint (stages/execute);
+//  2. fairness: the measured checks over all checkpoints, into
+//     fairness.json (stages/fairness);
+//  3. tabulate: the checkpoints into the Parquet datasets
+//     (stages/tabulate);
+//  4. the summary of the cells, then the report (stages/report).
+//
+// The command line parses flags and calls this package; the definition is
+// evaluated once per run, by the caller, and handed over with its plan so
+// that the plan's source hash and sources/ come from the same bytes.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
+	"yardstick/stages/execute"
+	"yardstick/stages/execute/machine"
+	"yardstick/stages/fairness"
+	"yardstick/stages/report"
+	"yardstick/stages/tabulate"
+)
+
+// Options configure the stage sequence.
+type Options struct {
+	// Self is the yardstick binary that runs `loadgen --stdio`.
+	Self string
+	// Workdir is the directory relative paths in the plan resolve against.
+	Workdir string
+	// Only, when set, is a glob over cell names (or a cell id): other cells
+	// are left for another run.
+	Only string
+	// Strict makes a failed fairness check fail the run.
+	Strict bool
+	// Version is yardstick's version, recorded in the environment and the
+	// datasets.
+	Version string
+	// Stdout receives the summary, Stderr progress and warnings; Terminal
+	// says Stderr is a terminal (progress redraws one line).
+	Stdout, Stderr io.Writer
+	Terminal       bool
+}
+
+// ErrReported says the run ended badly (interrupted, a cell failed, or a
+// fairness check failed under Strict) and the reason has been written to
+// Options.Stderr.
+var ErrReported = errors.New("run ended badly; reported")
+
+// A Source is one definition file as it was evaluated.
+type Source struct {
+	Path    string
+	Content []byte
+}
+
+// Create makes a new run directory under results for plan p, evaluated
+// from sources: plan.json (the lock of what runs), sources/, the machine's
+// environment.json and lock.json.
+func Create(ctx context.Context, results string, p *pipeline.Plan, sources []Source, o Options) (*pipeline.RunDir, error) {
+	rd, err := pipeline.CreateRunDir(results, p.Experiment, pipeline.NewRunID(now()))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sources {
+		name := s.Path
+		if filepath.IsAbs(name) || strings.HasPrefix(filepath.Clean(name), "..") {
+			name = filepath.Base(name)
+		}
+		if err := writeSource(rd, name, s.Content); err != nil {
+			return nil, err
+		}
+	}
+	if err := rd.WritePlan(p); err != nil {
+		return nil, err
+	}
+	e := Environment(ctx, p, o)
+	if err := pipeline.WriteJSONAtomic(rd.Path("environment.json"), e); err != nil {
+		return nil, err
+	}
+	if err := rd.WriteLock(machine.Lock(p, o.Workdir, e)); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+func writeSource(rd *pipeline.RunDir, name string, content []byte) error {
+	dst := rd.Path("sources", name)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("write sources: %w", err)
+	}
+	return pipeline.WriteFileAtomic(dst, content)
+}
+
+// Environment describes this machine for a run of plan p.
+func Environment(ctx context.Context, p *pipeline.Plan, o Options) pipeline.Environment {
+	e := machine.Capture(ctx)
+	e.Yardstick, e.SourceHash, e.PlanHash, e.Workdir = o.Version, p.SourceHash, p.Hash, o.Workdir
+	return e
+}
+
+// Execute runs the plan's cells in rd that have no checkpoint, then the
+// fairness checks and the datasets, prints the summary and writes the
+// report. It returns ErrReported when the run was interrupted, a cell
+// failed, or (with Strict) a fairness check failed.
+func Execute(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
+	if err := CheckMachine(p); err != nil {
+		return err
+	}
+	unlock, err := rd.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	fmt.Fprintf(o.Stderr, "run directory: %s\n", rd.Root)
+	sum, err := execute.Run(ctx, rd, p, execute.Options{
+		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal,
+	})
+	if err != nil {
+		return fmt.Errorf("run %s: %w", rd.Root, err)
+	}
+	failedChecks, err := finish(rd, p, sum, o)
+	if err != nil {
+		return err
+	}
+	return verdict(rd, sum, failedChecks, o)
+}
+
+// finish runs the stages after execute: fairness, tabulate, the summary
+// and the report. It returns how many fairness checks failed.
+func finish(rd *pipeline.RunDir, p *pipeline.Plan, sum execute.Summary, o Options) (int, error) {
+	rows, err := CheckFairness(rd, p)
+	if err != nil {
+		return 0, err
+	}
+	failedChecks := printFairness(o.Stdout, rows)
+	tsum, err := tabulate.Run(rd, o.Version)
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range tsum.Warnings {
+		fmt.Fprintf(o.Stderr, "datasets: warning: %s\n", w)
+	}
+	if err := execute.WriteSummary(o.Stdout, rd, p, o.Only); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(o.Stdout, "\n%d cell(s) planned: %d done, %d failed, %d already done, %d pending\nrun directory: %s\n",
+		sum.Planned, sum.Done, sum.Failed, sum.Skipped, sum.Pending, rd.Root)
+	if rres, rerr := report.Run(rd.Root, report.Options{}); rerr != nil {
+		fmt.Fprintf(o.Stderr, "report: %v\n", rerr)
+	} else {
+		fmt.Fprintf(o.Stdout, "report: %s\n", filepath.Join(rres.Out, "report.md"))
+	}
+	return failedChecks, nil
+}
+
+// verdict says how the run ended, on Stderr, and returns ErrReported when
+// it ended badly.
+func verdict(rd *pipeline.RunDir, sum execute.Summary, failedChecks int, o Options) error {
+	switch {
+	case sum.Interrupted:
+		fmt.Fprintf(o.Stderr, "interrupted; every process stopped. Resume with: yardstick run --resume %s\n", rd.Root)
+	case sum.Failed > 0:
+		fmt.Fprintf(o.Stderr, "%d cell(s) failed; their checkpoints say why\n", sum.Failed)
+	case o.Strict && failedChecks > 0:
+		fmt.Fprintf(o.Stderr, "--strict: %d fairness check(s) failed\n", failedChecks)
+	default:
+		return nil
+	}
+	return ErrReported
+}
+
+// CheckFairness runs the measured fairness checks over every checkpoint of
+// the run and writes fairness.json.
+func CheckFairness(rd *pipeline.RunDir, p *pipeline.Plan) ([]pipeline.FairnessRow, error) {
+	cps := map[string]*pipeline.Checkpoint{}
+	for _, c := range p.Cells {
+		if cp, err := rd.ReadCheckpoint(c.ID); err == nil {
+			cps[c.ID] = cp
+		}
+	}
+	rows := fairness.Check(fairness.Input{Plan: p, Checkpoints: cps})
+	if rows == nil {
+		rows = []pipeline.FairnessRow{}
+	}
+	if err := pipeline.WriteJSONAtomic(rd.Path("fairness.json"), rows); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// printFairness lists the failed checks, before any result, and returns
+// how many failed.
+func printFairness(w io.Writer, rows []pipeline.FairnessRow) int {
+	failed := 0
+	for _, r := range rows {
+		if !r.Pass {
+			failed++
+		}
+	}
+	fmt.Fprintf(w, "fairness: %d check(s), %d failed\n", len(rows), failed)
+	for _, r := range rows {
+		if r.Pass {
+			continue
+		}
+		detail := ""
+		if r.Detail != nil {
+			detail = *r.Detail
+		}
+		fmt.Fprintf(w, "  UNFAIR %s [%s %s]: %s\n", r.Check, r.Scope, r.Batch, detail)
+	}
+	fmt.Fprintln(w)
+	return failed
+}
+
+// CheckMachine refuses a plan whose CPU sets this machine does not have:
+// validate only warns (plans are reviewed on laptops), run cannot pin.
+func CheckMachine(p *pipeline.Plan) error {
+	var problems []string
+	for _, b := range p.Batches {
+		for _, role := range []struct{ name, spec string }{
+			{"target", b.Placement.Target}, {"services", b.Placement.Services}, {"loadgen", b.Placement.Loadgen},
+		} {
+			if role.spec == "" {
+				continue
+			}
+			set, err := cpuset.Parse(role.spec)
+			if err != nil {
+				return err
+			}
+			if set.Max() >= runtime.NumCPU() {
+				problems = append(problems, fmt.Sprintf("batch %s: placement.%s %s names CPU %d, but this machine has %d CPUs", b.Name, role.name, role.spec, set.Max(), runtime.NumCPU()))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
