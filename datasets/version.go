@@ -43,6 +43,3 @@ const (
 	KeyTable         = "yardstick.table"
 )
 
-// StatusPending is the status of a planned cell that has no checkpoint yet
-// (the others are pipeline.StatusOK and pipeline.StatusFailed).
-const StatusPending = "pending"

@@ -12,10 +12,14 @@ import (
 // CheckpointVersion is the version of the checkpoint.json format.
 const CheckpointVersion = 1
 
-// Cell statuses.
+// The statuses of a cell. A checkpoint says ok or failed; the cells table
+// adds unfair (ok, but a fairness check of the cell or its batch failed)
+// and pending (planned, no checkpoint yet).
 const (
-	StatusOK     = "ok"
-	StatusFailed = "failed"
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusUnfair  = "unfair"
+	StatusPending = "pending"
 )
 
 // A Checkpoint is everything the execute stage measured for one cell. It

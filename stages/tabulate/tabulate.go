@@ -95,7 +95,7 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 		}
 		row := planColumns(plan, c)
 		if cp == nil {
-			row.Status = datasets.StatusPending
+			row.Status = pipeline.StatusPending
 			s.Pending++
 			cells = append(cells, row)
 			continue
@@ -114,7 +114,7 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 			joined := strings.Join(checks, ",")
 			row.UnfairChecks = &joined
 			if row.Status == pipeline.StatusOK {
-				row.Status = StatusUnfair
+				row.Status = pipeline.StatusUnfair
 			}
 		}
 		s.Warnings = append(s.Warnings, warns...)
@@ -519,10 +519,6 @@ func readEnvironment(rd *pipeline.RunDir) (*pipeline.Environment, error) {
 	}
 	return &e, nil
 }
-
-// StatusUnfair is the cells table's status of a measured cell that failed
-// a fairness check.
-const StatusUnfair = "unfair"
 
 // ReadFairness reads the run's fairness.json (a JSON array of
 // datasets.FairnessCheck); none when the file does not exist.

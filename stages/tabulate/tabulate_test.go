@@ -142,7 +142,7 @@ func TestCellsColumns(t *testing.T) {
 	if failed.Status != pipeline.StatusFailed || failed.Error == nil || failed.Requests != nil || failed.Started == nil {
 		t.Errorf("failed cell: %+v", failed)
 	}
-	if pending.Status != datasets.StatusPending || pending.Started != nil || pending.LatencyP99US != nil || pending.Mode != "open" {
+	if pending.Status != pipeline.StatusPending || pending.Started != nil || pending.LatencyP99US != nil || pending.Mode != "open" {
 		t.Errorf("pending cell: %+v", pending)
 	}
 	byVariant := map[string]datasets.Cell{}
