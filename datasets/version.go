@@ -42,4 +42,3 @@ const (
 	KeyRunID         = "yardstick.run_id"
 	KeyTable         = "yardstick.table"
 )
-
