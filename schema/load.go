@@ -9,14 +9,18 @@
 package schema
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -83,9 +87,13 @@ func (d *Definition) Experiment(name string) (*Experiment, error) {
 	return nil, fmt.Errorf("%s: no experiment named %q", d.Arg, name)
 }
 
+// MaxFileBytes bounds one definition file.
+const MaxFileBytes = 4 << 20
+
 // Load reads the definition named by arg (a .cue file or a directory),
 // relative to wd. It returns the decoded definition, or every problem found,
-// as a Problems error.
+// as a Problems error. Only regular .cue files are read: a symlink, FIFO or
+// device is refused, so nothing outside the definition is read.
 func Load(wd, arg string) (*Definition, error) {
 	files, err := listFiles(wd, arg)
 	if err != nil {
@@ -97,14 +105,67 @@ func Load(wd, arg string) (*Definition, error) {
 		if !filepath.IsAbs(full) {
 			full = filepath.Join(wd, f)
 		}
-		b, err := os.ReadFile(full)
+		b, err := readRegular(full, f)
 		if err != nil {
-			return nil, fmt.Errorf("read definition: %w", err)
+			return nil, err
 		}
 		sum := sha256.Sum256(b)
 		srcs = append(srcs, SourceFile{Path: f, Content: b, SHA256: hex.EncodeToString(sum[:])})
 	}
 	return LoadSources(arg, srcs)
+}
+
+// LoadContext is Load, given up when ctx ends (Ctrl-C, SIGTERM, a
+// timeout). CUE's evaluator cannot be interrupted, so the evaluation goes
+// on in a goroutine whose result is dropped; the caller, a command about
+// to exit, returns at once with ctx's error.
+func LoadContext(ctx context.Context, wd, arg string) (*Definition, error) {
+	type result struct {
+		def *Definition
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		def, err := Load(wd, arg)
+		done <- result{def, err}
+	}()
+	select {
+	case r := <-done:
+		return r.def, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("evaluate %s: %w", arg, context.Cause(ctx))
+	}
+}
+
+// readRegular reads the regular file full (named name in messages),
+// without following a symlink and without blocking on a FIFO.
+func readRegular(full, name string) ([]byte, error) {
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("read definition %s: a symlink; a definition is read from regular .cue files only", name)
+		}
+		return nil, fmt.Errorf("read definition: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read definition: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read definition %s: %s, not a regular file; a definition is read from regular .cue files only", name, fileKind(st.Mode()))
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("read definition %s: %d bytes, more than the %d a definition file may have", name, st.Size(), MaxFileBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read definition: %w", err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("read definition %s: more than the %d bytes a definition file may have", name, MaxFileBytes)
+	}
+	return b, nil
 }
 
 // listFiles resolves arg to the .cue files it names, as paths relative to wd
@@ -114,9 +175,12 @@ func listFiles(wd, arg string) ([]string, error) {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(wd, arg)
 	}
-	st, err := os.Stat(full)
+	st, err := os.Lstat(full)
 	if err != nil {
 		return nil, fmt.Errorf("read definition: %w", err)
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("read definition %s: a symlink; name the file or directory itself", arg)
 	}
 	rel := func(p string) string {
 		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
@@ -136,9 +200,14 @@ func listFiles(wd, arg string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if !e.IsDir() && filepath.Ext(e.Name()) == ".cue" && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, rel(filepath.Join(full, e.Name())))
+		if e.IsDir() || filepath.Ext(e.Name()) != ".cue" || strings.HasPrefix(e.Name(), ".") {
+			continue
 		}
+		name := rel(filepath.Join(full, e.Name()))
+		if !e.Type().IsRegular() {
+			return nil, fmt.Errorf("read definition %s: %s is %s, not a regular file; a definition is read from regular .cue files only", arg, name, fileKind(e.Type()))
+		}
+		out = append(out, name)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("read definition %s: no .cue files in directory", arg)
@@ -228,4 +297,20 @@ func posOf(p token.Pos) Pos {
 		return Pos{}
 	}
 	return Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
+}
+
+// fileKind names a file type for messages.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	default:
+		return "not a plain file"
+	}
 }

@@ -128,3 +128,36 @@ func CellCount(b *Batch) int {
 	}
 	return n
 }
+
+// CellBound is the number of cells batch b would expand to before its
+// include and exclude rules (variants x points x repeats), computed from
+// the axes' lengths alone, so that a huge matrix is refused before it is
+// built. It saturates at limit+1.
+func CellBound(b *Batch, limit int) int {
+	points := len(b.Workload.Concurrency) + len(b.Workload.Rate)
+	if len(b.Workload.Payload) > 0 {
+		points = mulSat(points, len(b.Workload.Payload), limit)
+	}
+	// A batch without points still resolves its variants: count them.
+	perVariant := mulSat(max(points, 1), max(b.Repeats, 1), limit)
+	total := 0
+	for _, t := range b.Targets {
+		n := perVariant
+		for _, a := range Axes(t) {
+			n = mulSat(n, len(a.Values), limit)
+		}
+		total = min(total+n, limit+1)
+	}
+	return total
+}
+
+// mulSat multiplies a and b, saturating at limit+1.
+func mulSat(a, b, limit int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > (limit+1)/b {
+		return limit + 1
+	}
+	return min(a*b, limit+1)
+}

@@ -47,20 +47,21 @@ func Processors(b *Batch) int {
 	return len(set)
 }
 
-// axis is one variant axis of a target while it is expanded.
-type axis struct {
-	knob   string
-	values []string
-	list   bool // given as a list: a variant axis, named in the label
+// A KnobAxis is one knob of a target with its values: a fixed knob has
+// one value, a variant axis (List) several.
+type KnobAxis struct {
+	Knob   string
+	Values []string
+	List   bool // given as a list: a variant axis, named in the label
 }
 
-// targetAxes lists a target's knobs in KnobNames order with their values
-// (a fixed knob has one value, an unset knob none).
-func targetAxes(t *Target) []axis {
-	var out []axis
+// Axes lists a target's set knobs in KnobNames order with their values;
+// named flag sets are the flags knob's values.
+func Axes(t *Target) []KnobAxis {
+	var out []KnobAxis
 	add := func(name string, a Axis) {
 		if a.Set() {
-			out = append(out, axis{name, a.Values, a.List})
+			out = append(out, KnobAxis{name, a.Values, a.List})
 		}
 	}
 	switch t.Kind {
@@ -77,7 +78,7 @@ func targetAxes(t *Target) []axis {
 			for _, s := range t.Flags.Sets {
 				names = append(names, s.Name)
 			}
-			out = append(out, axis{KnobFlags, names, true})
+			out = append(out, KnobAxis{KnobFlags, names, true})
 		}
 	}
 	return out
@@ -86,15 +87,15 @@ func targetAxes(t *Target) []axis {
 // Variants resolves every variant of target t in batch b: the product of
 // its list-valued knobs, in declaration order of the lists.
 func Variants(b *Batch, t *Target) []pipeline.Variant {
-	axes := targetAxes(t)
+	axes := Axes(t)
 	listed := map[string]bool{}
 	combos := [][]pipeline.Knob{nil}
 	for _, a := range axes {
-		listed[a.knob] = a.list
+		listed[a.Knob] = a.List
 		var next [][]pipeline.Knob
 		for _, c := range combos {
-			for _, v := range a.values {
-				next = append(next, append(slices.Clone(c), pipeline.Knob{Name: a.knob, Value: v}))
+			for _, v := range a.Values {
+				next = append(next, append(slices.Clone(c), pipeline.Knob{Name: a.Knob, Value: v}))
 			}
 		}
 		combos = next

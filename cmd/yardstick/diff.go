@@ -19,7 +19,7 @@ func init() {
 // runDiff plans OLD and NEW (files or directories) and prints what changed.
 // It exits 0 whether or not anything changed: a diff is a report, not a
 // check.
-func runDiff(_ context.Context, env *cliEnv, args []string) error {
+func runDiff(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "diff")
 	format := fs.String("format", "text", "output format: text or markdown")
 	pf := addPlanFlags(fs)
@@ -33,11 +33,11 @@ func runDiff(_ context.Context, env *cliEnv, args []string) error {
 	if *format != "text" && *format != "markdown" {
 		return usagef("--format %q: want text or markdown", *format)
 	}
-	oldPlan, _, err := loadPlan(env, args[0], pf)
+	oldPlan, _, err := loadPlan(ctx, env, args[0], pf)
 	if err != nil {
 		return fmt.Errorf("old %s: %w", args[0], err)
 	}
-	newPlan, _, err := loadPlan(env, args[1], pf)
+	newPlan, _, err := loadPlan(ctx, env, args[1], pf)
 	if err != nil {
 		return fmt.Errorf("new %s: %w", args[1], err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"yardstick/pipeline"
 	"yardstick/schema"
@@ -22,8 +23,32 @@ func init() {
 	})
 }
 
+// defFlags are the limits every verb that evaluates a definition shares.
+type defFlags struct {
+	evalTimeout time.Duration
+	maxCells    int
+}
+
+func addDefFlags(fs *flag.FlagSet) *defFlags {
+	df := &defFlags{}
+	fs.DurationVar(&df.evalTimeout, "eval-timeout", validate.DefaultTimeout, "give up evaluating a definition after this long")
+	fs.IntVar(&df.maxCells, "max-cells", validate.DefaultMaxCells, "refuse an experiment with more cells than this (counted before include/exclude)")
+	return df
+}
+
+func (df *defFlags) options() (validate.Options, error) {
+	if df.evalTimeout <= 0 {
+		return validate.Options{}, usagef("--eval-timeout must be positive")
+	}
+	if df.maxCells <= 0 {
+		return validate.Options{}, usagef("--max-cells must be positive")
+	}
+	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout}, nil
+}
+
 // planFlags are the flags plan, diff and run share.
 type planFlags struct {
+	*defFlags
 	order      string
 	seed       int64
 	experiment string
@@ -31,7 +56,7 @@ type planFlags struct {
 }
 
 func addPlanFlags(fs *flag.FlagSet) *planFlags {
-	pf := &planFlags{fs: fs}
+	pf := &planFlags{fs: fs, defFlags: addDefFlags(fs)}
 	fs.StringVar(&pf.order, "order", "", "override the order: sequential, interleaved or random")
 	fs.Int64Var(&pf.seed, "seed", 0, "seed for --order random (default: the definition's)")
 	fs.StringVar(&pf.experiment, "experiment", "", "the experiment to plan when a definition holds several")
@@ -59,12 +84,16 @@ func (pf *planFlags) options() (plan.Options, error) {
 // evaluated once and returned with its plan, so that a run records the
 // same bytes it planned from. Findings are printed on stderr; an invalid
 // definition gives errPrinted.
-func loadPlan(env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, *schema.Definition, error) {
+func loadPlan(ctx context.Context, env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, *schema.Definition, error) {
 	opts, err := pf.options()
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := validate.Load(env.wd, arg, validate.ThisMachine())
+	vopts, err := pf.defFlags.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := validate.Load(ctx, env.wd, arg, vopts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,7 +109,7 @@ func loadPlan(env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, *schema.D
 	return p, res.Definition, err
 }
 
-func runPlan(_ context.Context, env *cliEnv, args []string) error {
+func runPlan(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "plan")
 	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
 	pf := addPlanFlags(fs)
@@ -91,7 +120,7 @@ func runPlan(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) != 1 {
 		return usagef("want exactly one definition, got %d", len(args))
 	}
-	p, _, err := loadPlan(env, args[0], pf)
+	p, _, err := loadPlan(ctx, env, args[0], pf)
 	if err != nil {
 		return err
 	}

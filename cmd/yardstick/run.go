@@ -68,7 +68,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 // the run directory with the lock (plan.json), the sources and the
 // environment.
 func newRun(ctx context.Context, env *cliEnv, arg, results string, pf *planFlags, o runner.Options) (*pipeline.Plan, *pipeline.RunDir, error) {
-	p, def, err := loadPlan(env, arg, pf)
+	p, def, err := loadPlan(ctx, env, arg, pf)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,10 +19,15 @@ func init() {
 // runValidate checks each argument as one definition (a file, or a
 // directory loaded as one package) and prints every finding as
 // file:line:col: message. It exits 1 when any definition is invalid.
-func runValidate(_ context.Context, env *cliEnv, args []string) error {
+func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "validate")
 	quiet := fs.Bool("q", false, "print nothing for valid definitions")
+	df := addDefFlags(fs)
 	args, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	opts, err := df.options()
 	if err != nil {
 		return err
 	}
@@ -31,9 +36,12 @@ func runValidate(_ context.Context, env *cliEnv, args []string) error {
 	}
 	invalid := false
 	for _, a := range args {
-		res, err := validate.Load(env.wd, a, validate.ThisMachine())
+		res, err := validate.Load(ctx, env.wd, a, opts)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "%v\n", err)
+			if ctx.Err() != nil {
+				return errPrinted // interrupted: check no further definition
+			}
 			invalid = true
 			continue
 		}

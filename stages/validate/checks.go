@@ -40,6 +40,7 @@ func (c *checker) add(sev Severity, check string, pos schema.Pos, format string,
 // batchChecks run in this order on every batch.
 var batchChecks = []func(*checker){
 	checkNames,
+	checkDuplicates,
 	checkBaseline,
 	checkPlacement,
 	checkProcessors,
@@ -65,15 +66,79 @@ func checkNames(c *checker) {
 			c.add(Error, "names", c.pos("services", s.Name), "service %s has the name of a target; names must be unique in a batch", s.Name)
 		}
 	}
-	labels := map[string]string{}
+	// Labels name cells, start directories and report rows, and are
+	// compared ignoring case: "jvm-AOT" and "jvm-aot" would share files on
+	// some file systems and one row in a case-insensitive reader.
+	type owner struct{ target, label string }
+	labels := map[string]owner{}
 	for _, t := range c.b.Targets {
 		for _, v := range schema.Variants(c.b, t) {
-			if other, dup := labels[v.Label]; dup && other != t.Name {
-				c.add(Error, "names", c.pos("targets", t.Name), "target %s has a variant named %s, the same as a variant of target %s; rename one of them", t.Name, v.Label, other)
+			key := strings.ToLower(v.Label)
+			o, dup := labels[key]
+			switch {
+			case dup && o.label == v.Label && o.target != t.Name:
+				c.add(Error, "names", c.pos("targets", t.Name), "target %s has a variant named %s, the same as a variant of target %s; rename one of them", t.Name, v.Label, o.target)
+				continue
+			case dup && o.label != v.Label:
+				c.add(Error, "names", c.pos("targets", t.Name), "target %s has a variant named %s, the same as variant %s of target %s when case is ignored; rename one of them", t.Name, v.Label, o.label, o.target)
+				continue
 			}
-			labels[v.Label] = t.Name
+			labels[key] = owner{t.Name, v.Label}
 		}
 	}
+}
+
+// checkDuplicates: no axis repeats a value (a repeated value would plan
+// the same cell twice under one id). Knob values and flag-set names are
+// compared ignoring case, as labels are ("512m" and "512M" are one heap).
+func checkDuplicates(c *checker) {
+	dup := func(values []string, fold bool, path ...string) {
+		seen := map[string]int{}
+		for i, v := range values {
+			key := v
+			if fold {
+				key = strings.ToLower(v)
+			}
+			if first, ok := seen[key]; ok {
+				c.add(Error, "duplicates", c.pos(append(path, strconv.Itoa(i))...), "%s[%d] repeats %q (element %d is %q); each value of an axis must be distinct", strings.Join(path, "."), i, v, first, values[first])
+				continue
+			}
+			seen[key] = i
+		}
+	}
+	wl := c.b.Workload
+	dup(intStrings(wl.Payload), false, "workload", "payload")
+	dup(intStrings(wl.Concurrency), false, "workload", "concurrency")
+	var rates []string
+	for _, r := range wl.Rate {
+		rates = append(rates, r.String())
+	}
+	dup(rates, false, "workload", "rate")
+	for _, t := range c.b.Targets {
+		for _, a := range schema.Axes(t) {
+			if a.List && a.Knob != schema.KnobFlags {
+				dup(a.Values, true, "targets", t.Name, a.Knob)
+			}
+		}
+		if t.Flags.List {
+			seen := map[string]string{}
+			for _, fs := range t.Flags.Sets {
+				if first, ok := seen[strings.ToLower(fs.Name)]; ok {
+					c.add(Error, "duplicates", c.pos("targets", t.Name, "flags", fs.Name), "targets.%s.flags: set %q has the name of set %q when case is ignored; variant labels would collide", t.Name, fs.Name, first)
+					continue
+				}
+				seen[strings.ToLower(fs.Name)] = fs.Name
+			}
+		}
+	}
+}
+
+func intStrings(xs []int) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Itoa(x)
+	}
+	return out
 }
 
 // checkBaseline: the baseline names a target of the batch.
@@ -180,7 +245,31 @@ var knobFlags = []struct{ prefix, knob string }{
 	{"-XX:InitialRAMPercentage", "heap"}, {"-XX:MinRAMPercentage", "heap"}, {"-XX:MaxHeapSize", "heap"},
 	{"-XX:InitialHeapSize", "heap"},
 	{"-XX:ActiveProcessorCount", "processors"},
-	{"-XX:+Use", "gc"},
+}
+
+// gcSelectFlags are HotSpot's flags that select (or deselect) a garbage
+// collector: the gc knob owns them. Other -XX:+Use... flags
+// (UseTransparentHugePages, UseCompressedOops, UseNUMA, UseLargePages,
+// UseStringDeduplication, UseCompactObjectHeaders, ...) are not GC
+// selectors and are the user's to set.
+var gcSelectFlags = []string{
+	"UseSerialGC", "UseParallelGC", "UseParallelOldGC", "UseG1GC", "UseZGC", "ZGenerational",
+	"UseShenandoahGC", "UseEpsilonGC", "UseConcMarkSweepGC",
+}
+
+// ownedFlag returns the knob that owns the JVM flag f, or "".
+func ownedFlag(f string) string {
+	for _, kf := range knobFlags {
+		if strings.HasPrefix(f, kf.prefix) {
+			return kf.knob
+		}
+	}
+	if name, ok := strings.CutPrefix(f, "-XX:"); ok && len(name) > 0 && (name[0] == '+' || name[0] == '-') {
+		if slices.Contains(gcSelectFlags, name[1:]) {
+			return "gc"
+		}
+	}
+	return ""
 }
 
 // knobEnv are environment variables that typed knobs own.
@@ -209,10 +298,8 @@ func checkKinds(c *checker) {
 			}
 			for _, s := range t.Flags.Sets {
 				for _, f := range s.Flags {
-					for _, kf := range knobFlags {
-						if strings.HasPrefix(f, kf.prefix) {
-							c.add(Error, "kinds", at("flags"), "target %s: flag %s overrides the %s knob; set %s instead", t.Name, f, kf.knob, kf.knob)
-						}
+					if knob := ownedFlag(f); knob != "" {
+						c.add(Error, "kinds", at("flags"), "target %s: flag %s overrides the %s knob; set %s instead", t.Name, f, knob, knob)
 					}
 				}
 			}
@@ -303,20 +390,30 @@ func checkWorkload(c *checker) {
 	if r.Vary != nil && r.Vary.Max < r.Vary.Min {
 		c.add(Error, "workload", c.pos("workload", "request", "vary"), "request.vary: max %d is below min %d", r.Vary.Max, r.Vary.Min)
 	}
-	if slices.Contains(dupInts(wl.Concurrency), true) || slices.Contains(dupInts(wl.Payload), true) {
-		c.add(Error, "workload", c.pos("workload"), "workload axes repeat a value; each point must be distinct")
+	checkHeaders(c, r.Headers)
+}
+
+// ownedHeaders are the request headers the load generator writes itself:
+// a definition that sets them would send two, or a wrong body length.
+var ownedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection"}
+
+// checkHeaders: header names are tokens, values hold no line breaks, and
+// none is a header yardstick owns.
+func checkHeaders(c *checker, headers map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
+		at := c.pos("workload", "request", "headers", k)
+		switch {
+		case !headerToken.MatchString(k):
+			c.add(Error, "workload", at, "request header name %q is not an HTTP token", k)
+		case slices.ContainsFunc(ownedHeaders, func(h string) bool { return strings.EqualFold(h, k) }):
+			c.add(Error, "workload", at, "request header %s is written by yardstick's load generator; remove it", k)
+		case strings.ContainsAny(headers[k], "\r\n\x00"):
+			c.add(Error, "workload", at, "request header %s: the value may not contain CR, LF or NUL", k)
+		}
 	}
 }
 
-func dupInts(xs []int) []bool {
-	seen := map[int]bool{}
-	out := make([]bool, len(xs))
-	for i, x := range xs {
-		out[i] = seen[x]
-		seen[x] = true
-	}
-	return out
-}
+var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 // checkReady: ready is a path, or a URL on loopback; load and probes go to
 // loopback only.

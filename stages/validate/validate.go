@@ -7,10 +7,12 @@
 package validate
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
 	"sort"
+	"time"
 
 	"yardstick/schema"
 )
@@ -71,11 +73,46 @@ type Machine struct {
 // ThisMachine describes the machine validate runs on.
 func ThisMachine() Machine { return Machine{CPUs: runtime.NumCPU()} }
 
+// Defaults of Options.
+const (
+	// DefaultMaxCells is the cell cap of one experiment: generous for a
+	// real study (hours of cells), small enough that a matrix written by
+	// mistake (list.Range over two axes) is refused at once.
+	DefaultMaxCells = 100_000
+	// DefaultTimeout bounds the evaluation of a definition.
+	DefaultTimeout = time.Minute
+)
+
+// Options are the machine the checks run against and the limits of a
+// definition.
+type Options struct {
+	Machine Machine
+	// MaxCells caps the cells one experiment may plan, counted before its
+	// include and exclude rules; 0 means DefaultMaxCells.
+	MaxCells int
+	// Timeout bounds the CUE evaluation; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+func (o Options) maxCells() int {
+	if o.MaxCells > 0 {
+		return o.MaxCells
+	}
+	return DefaultMaxCells
+}
+
 // Load loads the definition named by arg (relative to wd) and checks it.
-// An error is returned only when the files cannot be read; problems with
-// their content are findings.
-func Load(wd, arg string, m Machine) (*Result, error) {
-	def, err := schema.Load(wd, arg)
+// An error is returned only when the files cannot be read or the
+// evaluation is interrupted (ctx) or times out; problems with their
+// content are findings.
+func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
+	defer cancel()
+	def, err := schema.LoadContext(ctx, wd, arg)
 	if err != nil {
 		probs, ok := err.(schema.Problems)
 		if !ok {
@@ -83,7 +120,7 @@ func Load(wd, arg string, m Machine) (*Result, error) {
 		}
 		return &Result{Findings: fromProblems(probs)}, nil
 	}
-	return &Result{Definition: def, Findings: Check(def, m)}, nil
+	return &Result{Definition: def, Findings: Check(def, o)}, nil
 }
 
 func fromProblems(ps schema.Problems) []Finding {
@@ -98,12 +135,18 @@ func fromProblems(ps schema.Problems) []Finding {
 	return out
 }
 
-// Check runs every static check on a decoded definition.
-func Check(def *schema.Definition, m Machine) []Finding {
+// Check runs every static check on a decoded definition. An experiment
+// over the cell cap gets that one finding: its other checks would expand
+// the matrix that the cap refuses.
+func Check(def *schema.Definition, o Options) []Finding {
 	var fs []Finding
 	for _, e := range def.Experiments {
+		if f, over := checkCap(e, o.maxCells()); over {
+			fs = append(fs, f)
+			continue
+		}
 		for _, b := range e.Batches {
-			c := &checker{e: e, b: b, m: m}
+			c := &checker{e: e, b: b, m: o.Machine}
 			for _, check := range batchChecks {
 				check(c)
 			}
@@ -117,6 +160,22 @@ func Check(def *schema.Definition, m Machine) []Finding {
 		return fs[i].Msg < fs[j].Msg
 	})
 	return fs
+}
+
+// checkCap counts an experiment's cells from its axes' lengths, before
+// anything is expanded, and refuses more than limit.
+func checkCap(e *schema.Experiment, limit int) (Finding, bool) {
+	total := 0
+	for _, b := range e.Batches {
+		total = min(total+schema.CellBound(b, limit), limit+1)
+	}
+	if total <= limit {
+		return Finding{}, false
+	}
+	return Finding{
+		Pos: e.Pos("batches"), Severity: Error, Check: "matrix",
+		Msg: fmt.Sprintf("experiment %s: more than %d cells (variants x points x repeats, before include/exclude); split it, or raise the cap with --max-cells", e.Name, limit),
+	}, true
 }
 
 // Print writes findings one per line.
