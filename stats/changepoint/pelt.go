@@ -17,9 +17,10 @@ const (
 	// mean (ruptures' "l2"), in the squared units of the data.
 	CostMean Cost = iota
 	// CostMeanVar models a change in mean and variance: the cost of a
-	// segment of length m with variance estimate v is m·(ln s² + v/s²),
-	// s² = max(v, floor), minus twice the maximised normal log-likelihood
-	// up to a constant per point. It has no units.
+	// segment of length m and variance v is m·(ln s² + v/s²), where s² is
+	// v held above 1% of the series' noise variance; that is minus twice
+	// the normal log-likelihood maximised over s² in that range, up to a
+	// constant per point. It has no units.
 	CostMeanVar
 )
 
@@ -36,8 +37,8 @@ func (c Cost) String() string {
 
 // MaxLen is the longest series Detect accepts. PELT is quadratic in the
 // worst case (a series without changes prunes nothing), so the limit
-// bounds the work to about 2·10⁸ segment costs, a second or two; a
-// longer series should be summed into coarser intervals first.
+// bounds the work to 2·10⁸ segment costs, seconds; a longer series should
+// be summed into coarser intervals first.
 const MaxLen = 20000
 
 // DefaultMinSize is the minimum segment length when Config.MinSize is 0.
@@ -77,9 +78,9 @@ func (c Config) resolve(x []float64) (Config, float64, error) {
 	if math.IsNaN(c.Penalty) || math.IsInf(c.Penalty, 0) || c.Penalty < 0 {
 		return c, 0, fmt.Errorf("changepoint: penalty %v, want a finite value >= 0", c.Penalty)
 	}
-	s := noise(x, c.MinSize)
-	if math.IsInf(s, 0) || math.IsNaN(s) {
-		return c, 0, errors.New("changepoint: values too large to estimate their noise")
+	s := noise(x, c.MinSize) // at most about 2·MaxAbs: finite
+	if s > 0 && s < 1/MaxAbs {
+		return c, 0, fmt.Errorf("changepoint: noise scale %g, below %g: too small to square (rescale the series)", s, 1/MaxAbs)
 	}
 	if c.Penalty == 0 && len(x) >= 2 && s > 0 {
 		switch c.Cost {
@@ -88,15 +89,16 @@ func (c Config) resolve(x []float64) (Config, float64, error) {
 		case CostMeanVar:
 			c.Penalty = 6 * math.Log(float64(len(x)))
 		}
-		if math.IsInf(c.Penalty, 0) {
-			return c, 0, errors.New("changepoint: values too large for a penalty in their squared units")
-		}
 	}
 	return c, s, nil
 }
 
+// MaxAbs is the largest magnitude of a value the package accepts, so
+// that sums of squares stay finite.
+const MaxAbs = 1e150
+
 // checkSeries refuses what the search cannot handle: too many points, or
-// a value that is not a finite number.
+// a value that is not a finite number within ±MaxAbs.
 func checkSeries(x []float64) error {
 	if len(x) > MaxLen {
 		return fmt.Errorf("changepoint: %d points, more than the %d the search accepts (sum them into coarser intervals)", len(x), MaxLen)
@@ -104,6 +106,9 @@ func checkSeries(x []float64) error {
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("changepoint: value %d is %v, want a finite number", i, v)
+		}
+		if math.Abs(v) > MaxAbs {
+			return fmt.Errorf("changepoint: value %d is %g, beyond ±%g", i, v, MaxAbs)
 		}
 	}
 	return nil
@@ -211,8 +216,8 @@ func DefaultPenalty(x []float64, c Config) (float64, error) {
 // the index of the first point of a new segment, so 0 < c < len(x); they
 // are sorted, at least MinSize apart and from either end. A series
 // shorter than two segments, or constant, has none. Detect refuses (with
-// an error) a value that is NaN or infinite, a series longer than MaxLen
-// and an invalid Config.
+// an error) a value that is NaN, infinite or beyond ±MaxAbs, a series
+// longer than MaxLen and an invalid Config.
 //
 // Work: at most n²/2 segment costs of O(1) each, O(n) memory; close to
 // linear when the changes are spread along the series.

@@ -157,7 +157,9 @@ func TestDetectRefuses(t *testing.T) {
 		{"negative penalty", []float64{1, 2, 3}, Config{Penalty: -1}, "penalty -1"},
 		{"nan penalty", []float64{1, 2, 3}, Config{Penalty: math.NaN()}, "penalty NaN"},
 		{"cost", []float64{1, 2, 3}, Config{Cost: 7}, "unknown cost 7"},
-		{"huge", []float64{-1.7e308, 1.7e308, -1.7e308, 1.7e308}, Config{}, "too large"},
+		{"huge", []float64{-1.7e308, 1.7e308, -1.7e308, 1.7e308}, Config{}, "value 0 is -1.7e+308, beyond ±1e+150"},
+		{"far beyond the noise", far(), Config{}, "spread too far beyond their noise"},
+		{"tiny noise", levels(newRand(1), 100, 1e-200, func(int) float64 { return 0 }), Config{}, "below 1e-150: too small to square"},
 	} {
 		_, err := Detect(tc.x, tc.c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -203,6 +205,13 @@ func TestNoise(t *testing.T) {
 	if s := noise([]float64{1, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1}, 2); s <= 0 {
 		t.Errorf("rare changes: %v", s)
 	}
+}
+
+// far is noise of 1e-100 with one value of 1e150 in it.
+func far() []float64 {
+	x := levels(newRand(1), 100, 1e-100, func(int) float64 { return 0 })
+	x[50] = 1e150
+	return x
 }
 
 func equalInts(a, b []int) bool {
