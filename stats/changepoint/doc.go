@@ -30,9 +30,9 @@
 // Work: segment costs take O(1) from prefix sums. The search evaluates at
 // most n²/2 of them (a series without changes prunes nothing) and close
 // to a constant times n when the changes are spread along the series;
-// memory is O(n). Series longer than [MaxLen] are refused, as are NaN
-// and infinite values: sum long series into coarser intervals first
-// (BenchmarkDetect times 600 and 6000 points).
+// memory is O(n). Series longer than [MaxLen] are refused (sum long
+// series into coarser intervals first), as are NaN, infinite values and
+// values beyond ±[MaxAbs]. BenchmarkDetect times 600 and 6000 points.
 //
 // # Penalty
 //

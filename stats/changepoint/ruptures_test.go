@@ -44,9 +44,9 @@ func TestRupturesReference(t *testing.T) {
 		cases = append(cases, refCase{Name: name, X: x, MinSize: minSize, Pen: pen * scale})
 	}
 	add("step", stepSeries(1, 200, 90, 100, 112, 5), 5, 1)
-	add("noise", flatSeries(2, 300), 5, 1)
-	add("ramp_flat", rampSeries(3, 400, 100, 500, 1000, 25), 5, 1)
-	add("slowdown", stepSeries(4, 400, 250, 1000, 850, 30), 5, 1)
+	add("noise", flatSeries(2, 200), 5, 1)
+	add("ramp_flat", rampSeries(3, 300, 80, 500, 1000, 25), 5, 1)
+	add("slowdown", stepSeries(4, 300, 180, 1000, 850, 30), 5, 1)
 	add("jit_warmup", jitWarmup(5), 5, 1)
 	add("jit_warmup_min2", jitWarmup(6), 2, 1)
 	add("jit_warmup_min10", jitWarmup(7)[:300], 10, 1)
