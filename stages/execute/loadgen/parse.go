@@ -88,6 +88,9 @@ func (p *parser) feed(data []byte) (n int, done bool, err error) {
 	for {
 		switch p.state {
 		case stHead:
+			if !p.maybeStatusLine(data[n:]) {
+				return n, false, errParse
+			}
 			head, used, ok, err := p.take(data[n:], crlfcrlf, MaxResponseHead-p.headUsed)
 			n += used
 			if err != nil {
@@ -197,6 +200,24 @@ var (
 	crlfcrlf = []byte("\r\n\r\n")
 )
 
+var httpPrefix = []byte("HTTP/1.")
+
+// maybeStatusLine reports whether the head seen so far, the carry and
+// then data, can still begin "HTTP/1.", so that a target sending
+// something else fails at once rather than when its bytes fill the header
+// bound. Bytes past the header bound are left to take, which refuses them,
+// so that the answer does not depend on how reads split the bytes.
+func (p *parser) maybeStatusLine(data []byte) bool {
+	seen := len(p.carry)
+	end := min(len(httpPrefix), MaxResponseHead-p.headUsed, seen+len(data))
+	for i := seen; i < end; i++ {
+		if data[i-seen] != httpPrefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // take returns the bytes up to and including the first sep, joining them
 // with a partial piece carried over from earlier reads, and how many bytes
 // of data it used. The piece may be at most limit bytes long, sep included:
@@ -241,7 +262,7 @@ func (p *parser) take(data, sep []byte, limit int) (piece []byte, n int, ok bool
 func (p *parser) parseHead(h []byte) error {
 	line, h, _ := bytes.Cut(h, crlf)
 	// HTTP/1.x SSS[ reason]
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' ||
+	if len(line) < 12 || !bytes.HasPrefix(line, httpPrefix) || line[7] < '0' || line[7] > '9' ||
 		line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
 		return errParse
 	}

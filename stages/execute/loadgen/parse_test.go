@@ -100,8 +100,10 @@ func TestParser(t *testing.T) {
 		{"until close", "HTTP/1.1 200 OK\r\n\r\nsome body", false, outcome{pending: true, eofDone: true}},
 		{"pipelined", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 404 NF\r\nContent-Length: 0\r\n\r\n", false, ok("200 keep", "404 keep")},
 		// the worker counts bytes after a response as unasked-for; the
-		// parser sees the start of a next response, however the reads split
-		{"trailing bytes", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nab", false, outcome{responses: []string{"200 keep"}, pending: true}},
+		// parser sees them as the start of a next response, however the
+		// reads split, and refuses them as soon as they cannot be one
+		{"trailing bytes", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nab", false, fails(errParse, "200 keep")},
+		{"start of a next response", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1", false, outcome{responses: []string{"200 keep"}, pending: true}},
 		{"same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length:  2 \r\n\r\nok", false, ok("200 keep")},
 		{"chunked wins over length", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, ok("200 keep")},
 		{"gzip then chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", false, ok("200 keep")},
@@ -109,6 +111,7 @@ func TestParser(t *testing.T) {
 		{"status 600", "HTTP/1.1 600 Odd\r\nContent-Length: 0\r\n\r\n", false, ok("600 keep")},
 
 		{"garbage", "SSH-2.0-OpenSSH\r\n\r\n", false, fails(errParse)},
+		{"garbage without an end", "HTTX" + strings.Repeat("x", 2*MaxResponseHead), false, fails(errParse)},
 		{"http/2", "HTTP/2 200\r\n\r\n", false, fails(errParse)},
 		{"status 099", "HTTP/1.1 099 Low\r\n\r\n", false, fails(errParse)},
 		{"four-digit status", "HTTP/1.1 2000K\r\n\r\n", false, fails(errParse)},
