@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
 	"yardstick/pipeline/cpuset"
 )
 
