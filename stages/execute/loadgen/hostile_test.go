@@ -214,3 +214,36 @@ func TestHostileTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlyResponse: a target that answers before it has read the whole
+// request (as a server refusing a large body does) leaves the rest of the
+// request unsent, so the connection is replaced rather than reused with a
+// half-written request in it. The target reads and discards the rest.
+func TestEarlyResponse(t *testing.T) {
+	t.Parallel()
+	var accepted atomic.Int64
+	url, _ := hostileServer(t, func(c net.Conn, w *atomic.Int64) {
+		accepted.Add(1)
+		n, err := c.Write([]byte("HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n"))
+		w.Add(int64(n))
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 64<<10)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+		}
+	})
+	const sends = 5
+	res, err := Run(context.Background(), Spec{URL: url, Method: "POST", Body: "{payload_text}", Payload: 32 << 20,
+		Connections: 1, Duration: Duration(10 * time.Second), MaxRequests: sends}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != sends || res.ErrorsByKind["status_4xx"] != sends || res.Errors != sends || accepted.Load() != sends {
+		t.Errorf("%d responses, errors %v, %d connections accepted: want %d 413s, each on its own connection",
+			res.Requests, res.ErrorsByKind, accepted.Load(), sends)
+	}
+}

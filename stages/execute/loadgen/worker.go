@@ -368,8 +368,12 @@ func (w *worker) read(c *conn) {
 	now := w.now()
 	w.cur.record(now-c.intended, c.p.status)
 	w.outstanding--
+	// A response that came before the request was fully written (a 413
+	// before a large body) leaves the rest of the request unsent: the
+	// connection cannot carry another one.
+	unsent := c.state == csWriting
 	c.state = csIdle
-	if used < n || c.p.close {
+	if used < n || c.p.close || unsent {
 		if used < n {
 			w.cur.errs[ErrParse]++ // bytes after the response: nobody asked for them
 		}
