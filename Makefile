@@ -85,9 +85,12 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
 
-# Fuzz the definition loader (60 s by default; FUZZTIME=10m for longer).
+# Fuzz the definition loader, then the load generator's HTTP response
+# parser, FUZZTIME each (60 s by default; FUZZTIME=10m for longer). A
+# finding is written to the package's testdata/fuzz/ and fails the target.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schema
+	$(GO) test -run '^$$' -fuzz '^FuzzParseResponse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./stages/execute/loadgen
 
 # Rewrite golden files (plans, diffs, scripts) from the current output;
 # review the change with git diff before committing it.

@@ -86,13 +86,17 @@ func (r Rate) String() string {
 	return strconv.FormatFloat(r.PerSecond, 'f', -1, 64)
 }
 
-// UnmarshalJSON reads a number or a "NN%" string.
+// UnmarshalJSON reads a number or a "NN%" string. Either must come out
+// above 0: "0%", or a rate so small that it rounds to 0, would be no rate.
 func (r *Rate) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
-		f, err := strconv.ParseFloat(s[:len(s)-1], 64)
-		if err != nil || len(s) < 2 || s[len(s)-1] != '%' {
+		if len(s) < 2 || s[len(s)-1] != '%' {
 			return fmt.Errorf("rate %q: want a number or a percentage such as \"80%%\"", s)
+		}
+		f, err := strconv.ParseFloat(s[:len(s)-1], 64)
+		if err != nil || !(f/100 > 0) {
+			return fmt.Errorf("rate %q: want a percentage above 0 such as \"80%%\"", s)
 		}
 		*r = Rate{PeakFraction: f / 100}
 		return nil
@@ -100,6 +104,9 @@ func (r *Rate) UnmarshalJSON(b []byte) error {
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
 		return err
+	}
+	if !(f > 0) {
+		return fmt.Errorf("rate %s: want a number of requests/s above 0", b)
 	}
 	*r = Rate{PerSecond: f}
 	return nil

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"yardstick/pipeline/cpuset"
-
 	"golang.org/x/sys/unix"
+
+	"yardstick/pipeline/cpuset"
 )
 
 // Pin restricts every thread of the calling process to cpus with

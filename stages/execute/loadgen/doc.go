@@ -33,6 +33,14 @@
 //     rates, percentiles, the histogram in the standard compressed encoding,
 //     and the process's own CPU time, so that a saturated client shows.
 //
+// Against a broken or hostile target the load generator stays bounded: a
+// connection buffers at most a partial header block ([MaxResponseHead]),
+// bodies are counted and never kept ([MaxResponseBody]), every request has
+// its timeout from the send, and whatever breaks HTTP/1.1 closes the
+// connection with a counted error. The rendered requests are bounded too
+// ([MaxRequestHead], [MaxRequestBody], [MaxRenderedRequests]). PROTOCOL.md
+// lists the limits.
+//
 // [Serve] and [Drive] are the two ends of the driver protocol described in
 // PROTOCOL.md, with which the executor runs `yardstick loadgen --stdio` as a
 // pinned child process (see [Pin]) that could as well run on another host.

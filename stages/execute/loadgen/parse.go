@@ -6,12 +6,22 @@ import (
 )
 
 // The response parser is incremental: feed hands it whatever one read
-// returned, and it says when a whole response has gone by. It keeps only
-// what it must (a partial header block or line) and discards bodies as they
-// pass, so it never allocates once its carry buffer has grown to the size
-// of the largest header block.
+// returned, and it says how much of that it used and whether a whole
+// response has gone by. It keeps only what it must (a partial header block
+// or line, never more than MaxResponseHead bytes) and counts bodies as they
+// pass instead of keeping them, so it never allocates once its carry buffer
+// has grown to the size of the largest header block it was sent.
+//
+// Whatever a target sends, feed either completes a response, asks for more
+// bytes, or fails with one of the errors below; where it fails or completes
+// depends only on the bytes, not on how the reads split them.
 
-const maxHeaderBytes = 64 << 10
+const (
+	// maxChunkLine bounds one chunk-size line, extensions and CRLF included.
+	maxChunkLine = 4 << 10
+	// maxInterim bounds the 1xx responses that may precede the final one.
+	maxInterim = 16
+)
 
 type parseState uint8
 
@@ -20,110 +30,168 @@ const (
 	stBody                         // Content-Length body, remaining bytes left
 	stChunkSize                    // chunk-size line
 	stChunkData                    // chunk data, remaining bytes left
-	stChunkEnd                     // the CRLF after chunk data
+	stChunkEnd                     // the CRLF after chunk data; remaining: bytes of it seen
 	stTrailer                      // trailer lines up to the empty line
 	stUntilClose                   // body delimited by the end of the connection
 )
 
 var (
-	errParse        = errors.New("malformed HTTP response")
-	errHeaderSize   = errors.New("response header block too large")
-	errTrailingData = errors.New("bytes after a complete response")
+	errParse      = errors.New("malformed HTTP response")
+	errHeaderSize = errors.New("response header block too large")
+	errBodySize   = errors.New("response body too large")
+	errChunkLine  = errors.New("chunk-size line too long")
+	errInterim    = errors.New("too many 1xx interim responses")
+	errUpgrade    = errors.New("101 Switching Protocols: the load generator speaks only HTTP/1.1")
 )
 
 type parser struct {
 	state     parseState
-	remaining int64
+	remaining int64 // body or chunk bytes left (stBody, stChunkData); CRLF bytes seen (stChunkEnd)
+	body      int64 // body bytes of this response so far
+	headUsed  int   // bytes of this response's header block (1xx heads included) or trailers
+	interim   int   // 1xx responses before this one
 	carry     []byte
 	status    int
 	close     bool // the server will close the connection after this response
 	headOnly  bool // the request was HEAD: no body follows
 }
 
+// reset readies the parser for the next response. The carry buffer is kept
+// for reuse unless a hostile target made it large.
 func (p *parser) reset() {
 	p.state = stHead
 	p.remaining = 0
+	p.body = 0
+	p.headUsed = 0
+	p.interim = 0
 	p.carry = p.carry[:0]
 	p.status = 0
 	p.close = false
 }
 
-// feed consumes data. done is true when a complete response has been read;
-// the parser is then ready for the next one.
-func (p *parser) feed(data []byte) (done bool, err error) {
+// release resets p and lets go of a carry buffer larger than a typical
+// header block; the worker calls it when a connection is dropped.
+func (p *parser) release() {
+	p.reset()
+	if cap(p.carry) > 4<<10 {
+		p.carry = nil
+	}
+}
+
+// feed consumes bytes from data and returns how many it used. done is true
+// when that completed a response: status and close then describe it, and
+// data[n:] holds whatever came after it (the caller decides what such
+// bytes mean); the parser is ready for the next response. When done is
+// false and err is nil, all of data was used and the parser waits for more.
+// An error is final for the connection.
+func (p *parser) feed(data []byte) (n int, done bool, err error) {
 	for {
 		switch p.state {
 		case stHead:
-			head, rest, ok, err := p.take(data, crlfcrlf)
-			if err != nil || !ok {
-				return false, err
+			if !p.maybeStatusLine(data[n:]) {
+				return n, false, errParse
 			}
-			data = rest
+			head, used, ok, err := p.take(data[n:], crlfcrlf, MaxResponseHead-p.headUsed)
+			n += used
+			if err != nil {
+				return n, false, errHeaderSize
+			}
+			if !ok {
+				return n, false, nil
+			}
+			p.headUsed += len(head)
 			if err := p.parseHead(head); err != nil {
-				return false, err
-			}
-			if p.state == stHead { // an interim 1xx response; the real one follows
-				continue
+				return n, false, err
 			}
 		case stBody, stChunkData:
-			n := int64(len(data))
-			if n > p.remaining {
-				n = p.remaining
-			}
-			p.remaining -= n
-			data = data[n:]
+			k := min(int64(len(data)-n), p.remaining)
+			p.remaining -= k
+			n += int(k)
 			if p.remaining > 0 {
-				return false, nil
+				return n, false, nil
 			}
 			if p.state == stBody {
-				p.state = stHead
-				goto complete
+				p.complete()
+				return n, true, nil
 			}
 			p.state = stChunkEnd
 		case stChunkSize:
-			line, rest, ok, err := p.take(data, crlf)
-			if err != nil || !ok {
-				return false, err
+			line, used, ok, err := p.take(data[n:], crlf, maxChunkLine)
+			n += used
+			if err != nil {
+				return n, false, errChunkLine
 			}
-			data = rest
+			if !ok {
+				return n, false, nil
+			}
 			size, okSize := parseHex(line[:len(line)-2])
 			if !okSize {
-				return false, errParse
+				return n, false, errParse
 			}
 			if size == 0 {
 				p.state = stTrailer
-			} else {
-				p.remaining = size
-				p.state = stChunkData
+				p.headUsed = 0
+				continue
 			}
-		case stChunkEnd, stTrailer:
-			line, rest, ok, err := p.take(data, crlf)
-			if err != nil || !ok {
-				return false, err
+			if size > MaxResponseBody-p.body {
+				return n, false, errBodySize
 			}
-			data = rest
-			if p.state == stChunkEnd {
-				if len(line) != 2 {
-					return false, errParse
+			p.body += size
+			p.remaining = size
+			p.state = stChunkData
+		case stChunkEnd:
+			for p.remaining < 2 {
+				if n == len(data) {
+					return n, false, nil
 				}
-				p.state = stChunkSize
-			} else if len(line) == 2 {
-				p.state = stHead
-				goto complete
+				if data[n] != crlf[p.remaining] {
+					return n, false, errParse
+				}
+				n++
+				p.remaining++
+			}
+			p.remaining = 0
+			p.state = stChunkSize
+		case stTrailer:
+			line, used, ok, err := p.take(data[n:], crlf, MaxResponseHead-p.headUsed)
+			n += used
+			if err != nil {
+				return n, false, errHeaderSize
+			}
+			if !ok {
+				return n, false, nil
+			}
+			p.headUsed += len(line)
+			if len(line) == 2 {
+				p.complete()
+				return n, true, nil
+			}
+			if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isTokenBytes(line[:colon]) {
+				return n, false, errParse
 			}
 		case stUntilClose:
-			return false, nil
+			k := int64(len(data) - n)
+			if k > MaxResponseBody-p.body {
+				return n, false, errBodySize
+			}
+			p.body += k
+			return len(data), false, nil
 		}
 	}
-complete:
-	p.carry = p.carry[:0]
-	if len(data) > 0 {
-		return true, errTrailingData
-	}
-	return true, nil
 }
 
-// eof tells the parser the connection ended; done is true when that
+// complete readies the parser for the next response, keeping the status
+// and close of the one just read.
+func (p *parser) complete() {
+	p.state = stHead
+	p.remaining = 0
+	p.body = 0
+	p.headUsed = 0
+	p.interim = 0
+	p.carry = p.carry[:0]
+}
+
+// eof tells the parser the connection ended; it is true when that
 // completes a response delimited by the end of the connection.
 func (p *parser) eof() bool { return p.state == stUntilClose }
 
@@ -132,48 +200,70 @@ var (
 	crlfcrlf = []byte("\r\n\r\n")
 )
 
-// take returns the bytes up to and including the first sep, joining them
-// with a partial piece carried over from earlier reads. ok is false when
-// data ended before sep; the piece is then carried.
-func (p *parser) take(data, sep []byte) (piece, rest []byte, ok bool, err error) {
-	if len(p.carry) == 0 {
-		if i := bytes.Index(data, sep); i >= 0 {
-			if i > maxHeaderBytes {
-				return nil, nil, false, errHeaderSize
-			}
-			return data[:i+len(sep)], data[i+len(sep):], true, nil
+var httpPrefix = []byte("HTTP/1.")
+
+// maybeStatusLine reports whether the head seen so far, the carry and
+// then data, can still begin "HTTP/1.", so that a target sending
+// something else fails at once rather than when its bytes fill the header
+// bound. Bytes past the header bound are left to take, which refuses them,
+// so that the answer does not depend on how reads split the bytes.
+func (p *parser) maybeStatusLine(data []byte) bool {
+	seen := len(p.carry)
+	end := min(len(httpPrefix), MaxResponseHead-p.headUsed, seen+len(data))
+	for i := seen; i < end; i++ {
+		if data[i-seen] != httpPrefix[i] {
+			return false
 		}
-		if len(data) > maxHeaderBytes {
-			return nil, nil, false, errHeaderSize
+	}
+	return true
+}
+
+// take returns the bytes up to and including the first sep, joining them
+// with a partial piece carried over from earlier reads, and how many bytes
+// of data it used. The piece may be at most limit bytes long, sep included:
+// err is set as soon as the bytes seen rule that out. ok is false when data
+// ended before sep; the partial piece is then carried (at most limit-1
+// bytes).
+func (p *parser) take(data, sep []byte, limit int) (piece []byte, n int, ok bool, err error) {
+	if len(p.carry) == 0 {
+		window := data[:min(len(data), limit)]
+		if i := bytes.Index(window, sep); i >= 0 {
+			end := i + len(sep)
+			return data[:end], end, true, nil
+		}
+		if len(data) >= limit {
+			return nil, 0, false, errHeaderSize
 		}
 		p.carry = append(p.carry, data...)
-		return nil, nil, false, nil
+		return nil, len(data), false, nil
 	}
 	old := len(p.carry)
-	p.carry = append(p.carry, data...)
+	room := limit - old
+	if room <= 0 {
+		return nil, 0, false, errHeaderSize
+	}
+	p.carry = append(p.carry, data[:min(len(data), room)]...)
 	start := max(old-len(sep)+1, 0)
 	i := bytes.Index(p.carry[start:], sep)
 	if i < 0 {
-		if len(p.carry) > maxHeaderBytes {
-			return nil, nil, false, errHeaderSize
+		if len(p.carry) >= limit {
+			p.carry = p.carry[:0]
+			return nil, 0, false, errHeaderSize
 		}
-		return nil, nil, false, nil
+		return nil, len(data), false, nil
 	}
 	end := start + i + len(sep)
-	if end > maxHeaderBytes {
-		return nil, nil, false, errHeaderSize
-	}
 	piece = p.carry[:end]
-	rest = data[end-old:]
 	p.carry = p.carry[:0] // piece stays valid until the next append
-	return piece, rest, true, nil
+	return piece, end - old, true, nil
 }
 
 // parseHead reads the status line and the headers that frame the body.
 func (p *parser) parseHead(h []byte) error {
 	line, h, _ := bytes.Cut(h, crlf)
-	// HTTP/1.x SSS reason
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+	// HTTP/1.x SSS[ reason]
+	if len(line) < 12 || !bytes.HasPrefix(line, httpPrefix) || line[7] < '0' || line[7] > '9' ||
+		line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
 		return errParse
 	}
 	status := 0
@@ -183,11 +273,13 @@ func (p *parser) parseHead(h []byte) error {
 		}
 		status = status*10 + int(c-'0')
 	}
+	if status < 100 {
+		return errParse
+	}
 	p.status = status
-	http10 := line[7] == '0'
-	p.close = http10
+	p.close = line[7] == '0'
 	contentLength := int64(-1)
-	chunked := false
+	te, chunked := false, false
 	for len(h) > 0 {
 		var l []byte
 		l, h, _ = bytes.Cut(h, crlf)
@@ -195,19 +287,25 @@ func (p *parser) parseHead(h []byte) error {
 			break
 		}
 		colon := bytes.IndexByte(l, ':')
-		if colon <= 0 {
+		if colon <= 0 || !isTokenBytes(l[:colon]) {
 			return errParse
 		}
 		name, value := l[:colon], bytes.TrimSpace(l[colon+1:])
 		switch {
 		case equalFold(name, "content-length"):
 			n, ok := parseDec(value)
-			if !ok {
-				return errParse
+			if !ok || (contentLength >= 0 && n != contentLength) {
+				return errParse // not a number, or two different lengths
 			}
 			contentLength = n
 		case equalFold(name, "transfer-encoding"):
-			chunked = containsFold(value, "chunked")
+			// The body is chunked when chunked is the last coding applied.
+			te = true
+			last := value
+			if i := bytes.LastIndexByte(value, ','); i >= 0 {
+				last = bytes.TrimSpace(value[i+1:])
+			}
+			chunked = equalFold(last, "chunked")
 		case equalFold(name, "connection"):
 			if containsFold(value, "close") {
 				p.close = true
@@ -217,7 +315,13 @@ func (p *parser) parseHead(h []byte) error {
 		}
 	}
 	switch {
-	case status >= 100 && status < 200:
+	case status == 101:
+		return errUpgrade
+	case status < 200:
+		p.interim++
+		if p.interim > maxInterim {
+			return errInterim
+		}
 		p.state = stHead // interim response; the final one follows
 		p.close = false
 	case p.headOnly || status == 204 || status == 304:
@@ -225,6 +329,12 @@ func (p *parser) parseHead(h []byte) error {
 		p.remaining = 0
 	case chunked:
 		p.state = stChunkSize
+	case te:
+		// A coding other than chunked last: the body ends with the connection.
+		p.state = stUntilClose
+		p.close = true
+	case contentLength > MaxResponseBody:
+		return errBodySize
 	case contentLength >= 0:
 		p.state = stBody
 		p.remaining = contentLength
@@ -260,6 +370,25 @@ func containsFold(b []byte, lower string) bool {
 	return false
 }
 
+// tokenChar marks the bytes of an HTTP token (a header name).
+var tokenChar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c > ' ' && c < 0x7f && !bytes.ContainsRune([]byte("()<>@,;:\\\"/[]?={}"), rune(c))
+	}
+	return t
+}()
+
+func isTokenBytes(b []byte) bool {
+	for _, c := range b {
+		if !tokenChar[c] {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// parseDec reads a Content-Length: decimal digits only, at most 18 of them
+// (so that it cannot overflow).
 func parseDec(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 18 {
 		return 0, false
@@ -274,11 +403,13 @@ func parseDec(b []byte) (int64, bool) {
 	return n, true
 }
 
+// parseHex reads a chunk size, ignoring chunk extensions: hex digits only,
+// at most 15 of them (so that it cannot overflow).
 func parseHex(b []byte) (int64, bool) {
 	if i := bytes.IndexByte(b, ';'); i >= 0 { // chunk extensions
 		b = b[:i]
 	}
-	b = bytes.TrimSpace(b)
+	b = bytes.TrimRight(b, " \t")
 	if len(b) == 0 || len(b) > 15 {
 		return 0, false
 	}

@@ -31,9 +31,55 @@ func payload(n int) string {
 
 // renderRequests builds the request variants for a spec with defaults applied.
 func renderRequests(s *Spec, hostport string) (*requests, error) {
+	head, body, n, err := requestTemplate(s)
+	if err != nil {
+		return nil, err
+	}
+	r := &requests{head: strings.EqualFold(s.Method, "HEAD")}
+	vary := n > 0
+	n = max(n, 1)
+	lo, hi := s.varyRange()
+	rng := rand.New(rand.NewPCG(s.Seed, 0x79617264)) // "yard"
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		h, b := head, body
+		if vary {
+			var v string
+			for { // distinct values, so that n variants are n different requests
+				v = strconv.FormatUint(lo+rng.Uint64N(hi-lo+1), 10)
+				if !seen[v] {
+					break
+				}
+			}
+			seen[v] = true
+			r.varyValues = append(r.varyValues, v)
+			h = strings.ReplaceAll(h, pipeline.VaryPlaceholder, v)
+			b = strings.ReplaceAll(b, pipeline.VaryPlaceholder, v)
+		}
+		var w strings.Builder
+		w.Grow(len(h) + len(b) + 40)
+		w.WriteString(h)
+		if b != "" || methodHasBody(s.Method) {
+			w.WriteString("Content-Length: ")
+			w.WriteString(strconv.Itoa(len(b)))
+			w.WriteString("\r\n")
+		}
+		w.WriteString("\r\n")
+		w.WriteString(b)
+		r.variants = append(r.variants, []byte(w.String()))
+	}
+	return r, nil
+}
+
+// requestTemplate renders a spec's request head and body with {payload}
+// and {payload_text} substituted, and says how many {vary} variants it
+// needs (0 without {vary}). It refuses a request that would break
+// MaxRequestHead or MaxRequestBody, or whose variants together would break
+// MaxRenderedRequests, before it allocates them.
+func requestTemplate(s *Spec) (head, body string, variants int, err error) {
 	u, err := url.Parse(s.URL)
 	if err != nil {
-		return nil, fmt.Errorf("url: %w", err)
+		return "", "", 0, fmt.Errorf("url: %w", err)
 	}
 	path := u.EscapedPath()
 	// url.Parse escapes braces; let the placeholders through unescaped.
@@ -53,7 +99,7 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 		k, v, _ := strings.Cut(h, ":")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if strings.EqualFold(k, "Host") || strings.EqualFold(k, "Content-Length") {
-			return nil, fmt.Errorf("header %q is set by the load generator", k)
+			return "", "", 0, fmt.Errorf("header %q is set by the load generator", k)
 		}
 		if strings.EqualFold(k, "Content-Type") {
 			hasCT = true
@@ -63,58 +109,56 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	if s.Body != "" && !hasCT {
 		tmpl.WriteString("Content-Type: application/octet-stream\r\n")
 	}
-	head := tmpl.String()
-	body := s.Body
-	sub := strings.NewReplacer(pipeline.PayloadTextPlaceholder, payload(s.Payload), pipeline.PayloadPlaceholder, strconv.Itoa(s.Payload))
-	head = sub.Replace(head)
-	body = sub.Replace(body)
+	head, body = tmpl.String(), s.Body
+
+	// Sizes once substituted, from the placeholder counts: the two payload
+	// placeholders cannot overlap, so the counts are exact.
+	num := strconv.Itoa(s.Payload)
+	grown := func(t string) int64 {
+		return int64(len(t)) +
+			int64(strings.Count(t, pipeline.PayloadTextPlaceholder))*(int64(s.Payload)-int64(len(pipeline.PayloadTextPlaceholder))) +
+			int64(strings.Count(t, pipeline.PayloadPlaceholder))*int64(len(num)-len(pipeline.PayloadPlaceholder))
+	}
+	if n := grown(head); n > MaxRequestHead {
+		return "", "", 0, fmt.Errorf("request head would be %d bytes, more than %d: keep {payload_text} out of the path and headers", n, MaxRequestHead)
+	}
+	if n := grown(body); n > MaxRequestBody {
+		return "", "", 0, fmt.Errorf("request body would be %d bytes, more than %d (64 MiB)", n, MaxRequestBody)
+	}
+	sub := strings.NewReplacer(pipeline.PayloadTextPlaceholder, payload(s.Payload), pipeline.PayloadPlaceholder, num)
+	head, body = sub.Replace(head), sub.Replace(body)
 	if strings.ContainsAny(strings.ReplaceAll(head, pipeline.VaryPlaceholder, ""), "\x00") {
-		return nil, fmt.Errorf("request head holds a NUL byte")
+		return "", "", 0, fmt.Errorf("request head holds a NUL byte")
 	}
 
-	r := &requests{head: strings.EqualFold(s.Method, "HEAD")}
-	vary := strings.Contains(head, pipeline.VaryPlaceholder) || strings.Contains(body, pipeline.VaryPlaceholder)
-	n := 1
+	// {vary} is counted after the payload substitution: an empty
+	// {payload_text} can join the pieces of one.
+	nh, nb := strings.Count(head, pipeline.VaryPlaceholder), strings.Count(body, pipeline.VaryPlaceholder)
+	if nh+nb == 0 {
+		return head, body, 0, nil
+	}
 	lo, hi := s.varyRange()
-	if vary {
-		n = s.Variants
-		if n <= 0 {
-			n = DefaultVariants
-		}
-		// n distinct values must fit in the range.
-		if span := hi - lo + 1; span < uint64(n) {
-			n = int(span)
-		}
+	variants = s.Variants
+	if variants <= 0 {
+		variants = DefaultVariants
 	}
-	rng := rand.New(rand.NewPCG(s.Seed, 0x79617264)) // "yard"
-	seen := map[string]bool{}
-	for i := 0; i < n; i++ {
-		h, b := head, body
-		if vary {
-			var v string
-			for { // distinct values, so that n variants are n different requests
-				v = strconv.FormatUint(lo+rng.Uint64N(hi-lo+1), 10)
-				if !seen[v] {
-					break
-				}
-			}
-			seen[v] = true
-			r.varyValues = append(r.varyValues, v)
-			h = strings.ReplaceAll(h, pipeline.VaryPlaceholder, v)
-			b = strings.ReplaceAll(b, pipeline.VaryPlaceholder, v)
-		}
-		var w strings.Builder
-		w.WriteString(h)
-		if b != "" || methodHasBody(s.Method) {
-			w.WriteString("Content-Length: ")
-			w.WriteString(strconv.Itoa(len(b)))
-			w.WriteString("\r\n")
-		}
-		w.WriteString("\r\n")
-		w.WriteString(b)
-		r.variants = append(r.variants, []byte(w.String()))
+	// n distinct values must fit in the range.
+	if span := hi - lo + 1; span != 0 && span < uint64(variants) {
+		variants = int(span)
 	}
-	return r, nil
+	grow := int64(len(strconv.FormatUint(hi, 10)) - len(pipeline.VaryPlaceholder))
+	h, b := int64(len(head))+int64(nh)*grow, int64(len(body))+int64(nb)*grow
+	if h > MaxRequestHead {
+		return "", "", 0, fmt.Errorf("request head would be %d bytes, more than %d", h, MaxRequestHead)
+	}
+	if b > MaxRequestBody {
+		return "", "", 0, fmt.Errorf("request body would be %d bytes, more than %d (64 MiB)", b, MaxRequestBody)
+	}
+	if total := int64(variants) * (h + b + 40); total > MaxRenderedRequests {
+		return "", "", 0, fmt.Errorf("%d {vary} variants of a %d-byte request would hold %d bytes, more than %d (256 MiB): ask for fewer variants or a smaller payload",
+			variants, h+b, total, MaxRenderedRequests)
+	}
+	return head, body, variants, nil
 }
 
 func methodHasBody(m string) bool {

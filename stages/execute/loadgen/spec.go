@@ -25,6 +25,27 @@ const (
 	// LateThreshold: an open-loop send more than this after its intended
 	// time counts as a late send.
 	LateThreshold = time.Millisecond
+
+	// MaxPayload bounds Spec.Payload, and so one {payload_text}.
+	MaxPayload = 64 << 20
+	// MaxRequestHead bounds one rendered request line and header block
+	// ({payload_text} in a path or header counts).
+	MaxRequestHead = 64 << 10
+	// MaxRequestBody bounds one rendered request body.
+	MaxRequestBody = 64 << 20
+	// MaxRenderedRequests bounds the bytes of all pre-rendered request
+	// variants together: a template with {vary} is rendered Variants times.
+	MaxRenderedRequests = 256 << 20
+
+	// MaxResponseHead bounds what a connection buffers of one response: its
+	// status line and headers together with any 1xx responses before it,
+	// and, separately, its chunked trailers. It is also the most a
+	// connection ever holds in memory.
+	MaxResponseHead = 64 << 10
+	// MaxResponseBody bounds one response body (declared by Content-Length,
+	// summed over chunks, or read until the close). Bodies are counted as
+	// they pass, never kept.
+	MaxResponseBody = 1 << 30
 )
 
 // Duration is a time.Duration that reads and writes JSON as a Go duration
@@ -184,8 +205,8 @@ func (s *Spec) Validate() error {
 	if t := time.Duration(s.Timeout); t < 0 || t > MaxDuration {
 		bad("timeout %s: want 0..%s", t, MaxDuration)
 	}
-	if s.Payload < 0 || s.Payload > 64<<20 {
-		bad("payload %d: want 0..64MiB", s.Payload)
+	if s.Payload < 0 || s.Payload > MaxPayload {
+		bad("payload %d: want 0..%d (64 MiB)", s.Payload, MaxPayload)
 	}
 	if s.VaryMin < 0 || s.VaryMax < s.VaryMin {
 		bad("vary range %d..%d: want 0 <= min <= max", s.VaryMin, s.VaryMax)
@@ -202,6 +223,12 @@ func (s *Spec) Validate() error {
 	if s.CPUs != "" {
 		if _, err := cpuset.Parse(s.CPUs); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 { // the request's size, once the rest is known to be sound
+		c := s.withDefaults()
+		if _, _, _, err := requestTemplate(&c); err != nil {
+			errs = append(errs, fmt.Errorf("request: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -119,3 +119,61 @@ func TestRequestTemplates(t *testing.T) {
 		t.Errorf("vary 5..4 validated: %v", err)
 	}
 }
+
+// TestRequestSizeBounds: a template is sized from its placeholders before
+// anything is rendered, so that {payload_text} repeated, in a path, or
+// multiplied by {vary} variants is refused instead of allocated.
+func TestRequestSizeBounds(t *testing.T) {
+	t.Parallel()
+	base := Spec{URL: "http://127.0.0.1:8080/p", Method: "POST", Connections: 1, Duration: Duration(time.Second)}
+	cases := []struct {
+		name string
+		edit func(s *Spec)
+		want string // "" when the spec is valid
+	}{
+		{"one payload body", func(s *Spec) { s.Body, s.Payload = "{payload_text}", 1<<20 }, ""},
+		{"a byte past the bound", func(s *Spec) { s.Body, s.Payload = "x{payload_text}", MaxPayload }, "request body would be 67108865 bytes"},
+		{"two payload bodies", func(s *Spec) { s.Body, s.Payload = "{payload_text}{payload_text}", MaxPayload }, "request body would be"},
+		{"payload in the path", func(s *Spec) { s.URL += "/{payload_text}"; s.Payload = MaxRequestHead }, "request head would be"},
+		{"payload in a header", func(s *Spec) { s.Headers = []string{"X-P: {payload_text}"}; s.Payload = MaxRequestHead }, "request head would be"},
+		{"variants of a large body", func(s *Spec) { s.Body, s.Payload = "{vary}{payload_text}", 2<<20 }, "ask for fewer variants"},
+		{"fewer variants of it", func(s *Spec) { s.Body, s.Payload, s.Variants = "{vary}{payload_text}", 2<<20, 8 }, ""},
+		{"a narrow range of it", func(s *Spec) { s.Body, s.Payload, s.VaryMin, s.VaryMax = "{vary}{payload_text}", 2<<20, 1, 8 }, ""},
+	}
+	for _, c := range cases {
+		s := base
+		c.edit(&s)
+		err := s.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: err %v, want one saying %q", c.name, err, c.want)
+		}
+		if c.want != "" {
+			continue
+		}
+		d := s.withDefaults()
+		r, err := renderRequests(&d, "")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var total int
+		for _, v := range r.variants {
+			total += len(v)
+		}
+		if total > MaxRenderedRequests {
+			t.Errorf("%s: %d bytes rendered, bound %d", c.name, total, MaxRenderedRequests)
+		}
+	}
+
+	// an empty {payload_text} can join the pieces of a {vary}: it is
+	// counted once substituted
+	s := base
+	s.Body, s.Payload = "{vary{payload_text}}", 0
+	d := s.withDefaults()
+	r, err := renderRequests(&d, "")
+	if err != nil || len(r.variants) != DefaultVariants || strings.Contains(string(r.variants[0]), "{vary}") {
+		t.Errorf("joined {vary}: %d variants, err %v", len(r.variants), err)
+	}
+}

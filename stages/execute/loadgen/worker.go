@@ -289,7 +289,7 @@ func (w *worker) drop(c *conn, now int64, backoff bool) {
 	if c.heapIdx >= 0 {
 		w.due.remove(c)
 	}
-	c.p.reset()
+	c.p.release()
 	c.state = csDown
 	if backoff {
 		c.backoff = min(max(c.backoff*2, minBackoff), maxBackoff)
@@ -356,21 +356,26 @@ func (w *worker) read(c *conn) {
 		w.drop(c, w.now(), false)
 		return
 	}
-	done, perr := c.p.feed(w.rbuf[:n])
+	used, done, perr := c.p.feed(w.rbuf[:n])
+	if perr != nil {
+		w.cur.errs[ErrParse]++
+		w.drop(c, w.now(), false)
+		return
+	}
 	if !done {
-		if perr != nil {
-			w.cur.errs[ErrParse]++
-			w.drop(c, w.now(), false)
-		}
 		return
 	}
 	now := w.now()
 	w.cur.record(now-c.intended, c.p.status)
 	w.outstanding--
+	// A response that came before the request was fully written (a 413
+	// before a large body) leaves the rest of the request unsent: the
+	// connection cannot carry another one.
+	unsent := c.state == csWriting
 	c.state = csIdle
-	if perr != nil || c.p.close {
-		if perr != nil {
-			w.cur.errs[ErrParse]++
+	if used < n || c.p.close || unsent {
+		if used < n {
+			w.cur.errs[ErrParse]++ // bytes after the response: nobody asked for them
 		}
 		w.drop(c, now, false)
 		return
