@@ -17,6 +17,10 @@ type Lock struct {
 	// changed since (only with --allow-drift).
 	RerunOf string  `json:"rerun_of,omitempty"`
 	Drift   []Drift `json:"drift,omitempty"`
+	// ResumeDrift lists what had changed when the run was resumed with
+	// --allow-drift: the cells after it ran with other binaries or on a
+	// changed machine.
+	ResumeDrift []Drift `json:"resume_drift,omitempty"`
 }
 
 // A Binary is one file a process of the plan runs or loads.

@@ -174,3 +174,23 @@ type Cell struct {
 	Argv     []string `json:"argv"`
 	Env      []string `json:"env"`
 }
+
+// Batch returns the plan's batch named name, or nil.
+func (p *Plan) Batch(name string) *Batch {
+	for i := range p.Batches {
+		if p.Batches[i].Name == name {
+			return &p.Batches[i]
+		}
+	}
+	return nil
+}
+
+// Variant returns the batch's variant labelled label, or nil.
+func (b *Batch) Variant(label string) *Variant {
+	for i := range b.Variants {
+		if b.Variants[i].Label == label {
+			return &b.Variants[i]
+		}
+	}
+	return nil
+}

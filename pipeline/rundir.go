@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,9 @@ func (d *RunDir) ReadPlan() (*Plan, error) {
 	if p.Version != PlanVersion {
 		return nil, fmt.Errorf("%s: plan version %d, this yardstick reads %d", d.Path("plan.json"), p.Version, PlanVersion)
 	}
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("%s: refused: %w", d.Path("plan.json"), err)
+	}
 	return &p, nil
 }
 
@@ -114,19 +118,49 @@ func (d *RunDir) WriteCheckpoint(cp *Checkpoint) error {
 }
 
 // ReadCheckpoint reads a cell's checkpoint; it returns an error wrapping
-// os.ErrNotExist when the cell has none.
+// os.ErrNotExist when the cell has none, and an error for a checkpoint
+// that does not parse, has another format version or belongs to another
+// cell (a truncated or tampered file is not a finished cell).
 func (d *RunDir) ReadCheckpoint(id string) (*Checkpoint, error) {
+	if !cellIDRE.MatchString(id) {
+		return nil, fmt.Errorf("checkpoint: %q is not a cell id", id)
+	}
+	path := filepath.Join(d.CellDir(id), "checkpoint.json")
 	var cp Checkpoint
-	if err := readJSON(filepath.Join(d.CellDir(id), "checkpoint.json"), &cp); err != nil {
+	if err := readJSON(path, &cp); err != nil {
 		return nil, err
+	}
+	switch {
+	case cp.Version != CheckpointVersion:
+		return nil, fmt.Errorf("read %s: checkpoint version %d, this yardstick reads %d", path, cp.Version, CheckpointVersion)
+	case cp.CellID != id:
+		return nil, fmt.Errorf("read %s: the checkpoint of cell %q, not %s", path, cp.CellID, id)
+	case cp.Status != StatusOK && cp.Status != StatusFailed:
+		return nil, fmt.Errorf("read %s: status %q is neither %s nor %s", path, cp.Status, StatusOK, StatusFailed)
 	}
 	return &cp, nil
 }
 
-// HasCheckpoint reports whether the cell has finished (ok or failed).
+// HasCheckpoint reports whether the cell has finished (ok or failed): it
+// has a checkpoint that reads back whole.
 func (d *RunDir) HasCheckpoint(id string) bool {
-	_, err := os.Stat(filepath.Join(d.CellDir(id), "checkpoint.json"))
+	_, err := d.ReadCheckpoint(id)
 	return err == nil
+}
+
+// SetAsideCheckpoint renames a cell's unreadable checkpoint to
+// checkpoint.json.bad-<time>, so that the cell runs again and nothing is
+// lost; it returns the new name.
+func (d *RunDir) SetAsideCheckpoint(id string, now time.Time) (string, error) {
+	if !cellIDRE.MatchString(id) {
+		return "", fmt.Errorf("checkpoint: %q is not a cell id", id)
+	}
+	from := filepath.Join(d.CellDir(id), "checkpoint.json")
+	to := from + ".bad-" + now.UTC().Format("20060102T150405.000000000Z")
+	if err := os.Rename(from, to); err != nil {
+		return "", fmt.Errorf("set aside checkpoint: %w", err)
+	}
+	return to, nil
 }
 
 // Lock takes an exclusive lock on the run directory so that two runs never
@@ -183,10 +217,22 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
+// maxJSONBytes bounds a JSON file of a run directory (plan, checkpoint,
+// lock): a run directory may come from elsewhere.
+const maxJSONBytes = 256 << 20
+
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJSONBytes+1))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxJSONBytes {
+		return fmt.Errorf("read %s: more than %d bytes", path, maxJSONBytes)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

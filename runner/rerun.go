@@ -29,6 +29,9 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := Verify(old, p); err != nil {
+		return nil, nil, err
+	}
 	lock, err := old.ReadLock()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s has no usable lock: %w", old.Root, err)
@@ -36,7 +39,7 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 	e := Environment(ctx, p, o)
 	current := machine.Lock(p, o.Workdir, e)
 	drift := lock.Diff(current)
-	if err := reportDrift(old, drift, allowDrift, o); err != nil {
+	if err := reportDrift("rerun", old, drift, allowDrift, o); err != nil {
 		return nil, nil, err
 	}
 	if results == "" {
@@ -65,17 +68,21 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 }
 
 // reportDrift lists the differences from the lock, and refuses them
-// unless allowDrift.
-func reportDrift(old *pipeline.RunDir, drift []pipeline.Drift, allowDrift bool, o Options) error {
+// unless allowDrift; verb is "rerun" or "resume".
+func reportDrift(verb string, old *pipeline.RunDir, drift []pipeline.Drift, allowDrift bool, o Options) error {
 	if len(drift) == 0 {
 		return nil
 	}
 	if !allowDrift {
-		fmt.Fprintf(o.Stderr, "rerun refused: %d difference(s) from the lock of %s:\n", len(drift), old.Root)
+		fmt.Fprintf(o.Stderr, "%s refused: %d difference(s) from the lock of %s:\n", verb, len(drift), old.Root)
 		for _, d := range drift {
 			fmt.Fprintf(o.Stderr, "  %s\n", d)
 		}
-		fmt.Fprintln(o.Stderr, "rerun with --allow-drift to run anyway (the drift is recorded in the new run)")
+		if verb == "rerun" {
+			fmt.Fprintln(o.Stderr, "rerun with --allow-drift to run anyway (the drift is recorded in the new run)")
+		} else {
+			fmt.Fprintln(o.Stderr, "resume with --allow-drift to run anyway (the drift is recorded in lock.json); cells already done ran with the old binaries")
+		}
 		return ErrReported
 	}
 	fmt.Fprintf(o.Stderr, "drift from the lock (allowed, recorded in lock.json):\n")

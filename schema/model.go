@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 
@@ -255,8 +254,8 @@ func (f *Flags) UnmarshalJSON(b []byte) error {
 }
 
 // NameRE is the spelling of experiment, batch, target and service names
-// (#Name in the schema).
-var NameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+// (#Name in the schema): pipeline's, since names become file names.
+var NameRE = pipeline.NameRE
 
 // decodeExperiments fills def from the validated value v; raw is the user's
 // own value, used for positions.

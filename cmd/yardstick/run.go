@@ -19,7 +19,7 @@ func init() {
 	register(verb{
 		name:    "run",
 		summary: "run a definition's cells into a new run directory, or resume one",
-		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--only GLOB]",
+		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--only GLOB] [--allow-drift]",
 		run:     runRun,
 	})
 }
@@ -30,6 +30,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	only := fs.String("only", "", "run only cells whose name matches this glob (or this cell id)")
 	resume := fs.String("resume", "", "resume this run directory: run its cells that have no checkpoint")
 	strict := fs.Bool("strict", false, "exit non-zero when a cell is unfair (as well as when one failed)")
+	allowDrift := fs.Bool("allow-drift", false, "with --resume: run on even if binaries or the machine differ from the run's lock (the drift is recorded)")
 	pf := addPlanFlags(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
@@ -51,9 +52,11 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		if rd, err = pipeline.OpenRunDir(*resume); err != nil {
 			return err
 		}
-		if p, err = rd.ReadPlan(); err != nil {
-			return err
+		if p, err = runner.Resume(ctx, rd, *allowDrift, o); err != nil {
+			return runnerErr(err)
 		}
+	case *allowDrift:
+		return usagef("--allow-drift goes with --resume (rerun has its own)")
 	case len(args) == 1:
 		if p, rd, err = newRun(ctx, env, args[0], abs(env, *out), pf, o); err != nil {
 			return err

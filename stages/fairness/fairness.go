@@ -119,11 +119,10 @@ type batchCheck struct {
 	rows  []pipeline.FairnessRow
 }
 
+// variant returns the batch's variant labelled label, or an empty one.
 func variant(b *pipeline.Batch, label string) *pipeline.Variant {
-	for i := range b.Variants {
-		if b.Variants[i].Label == label {
-			return &b.Variants[i]
-		}
+	if v := b.Variant(label); v != nil {
+		return v
 	}
 	return &pipeline.Variant{}
 }

@@ -182,14 +182,9 @@ func orderLine(b *pipeline.Batch) string {
 }
 
 func variantOf(p *pipeline.Plan, c *pipeline.Cell) *pipeline.Variant {
-	for bi := range p.Batches {
-		if p.Batches[bi].Name != c.Batch {
-			continue
-		}
-		for vi := range p.Batches[bi].Variants {
-			if v := &p.Batches[bi].Variants[vi]; v.Label == c.Variant {
-				return v
-			}
+	if b := p.Batch(c.Batch); b != nil {
+		if v := b.Variant(c.Variant); v != nil {
+			return v
 		}
 	}
 	return &pipeline.Variant{}

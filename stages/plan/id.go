@@ -9,7 +9,7 @@ import (
 )
 
 // IDLength is the number of hex digits of a cell id.
-const IDLength = 12
+const IDLength = pipeline.CellIDLength
 
 // canonicalCell is the resolved form a cell id hashes: everything that
 // changes what the cell measures, and nothing that depends on how the
