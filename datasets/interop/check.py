@@ -102,29 +102,34 @@ def parse_schema(text):
     return tables
 
 
-def value_at_percentile(h, p):
-    """The value at percentile p with the convention of the stored figures
-    (HdrHistogram's Java and JavaScript libraries, datasets/hdrstat): the
-    highest value equivalent to the value of rank ceil(p/100 x count), at
-    least 1, with hdrstat's one-ulp guard; at p = 0 the lowest equivalent
-    value of the smallest. (hdrh's get_value_at_percentile rounds the rank
-    to nearest instead.)"""
-    x = min(p, 100) / 100 * h.get_total_count()
-    return value_at_rank(h, max(1, math.ceil(x - (math.nextafter(x, math.inf) - x))), p)
+def buckets(h):
+    """The non-empty buckets of a decoded histogram, in value order: their
+    cumulative counts and a value of each."""
+    cum, values, total = [], [], 0
+    for i in range(h.counts_len):
+        if n := h.get_count_at_index(i):
+            total += n
+            cum.append(total)
+            values.append(h.get_value_from_index(i))
+    return cum, values
 
 
-def value_at_rank(h, rank, p):
-    """The bucket value of the rank-th smallest recorded value (1-based)."""
-    if not hasattr(h, "_cum"):
-        # Cumulative counts of the non-empty buckets, once per histogram.
-        h._cum, h._vals, total = [], [], 0
-        for i in range(h.counts_len):
-            if n := h.get_count_at_index(i):
-                total += n
-                h._cum.append(total)
-                h._vals.append(h.get_value_from_index(i))
-    v = h._vals[min(bisect.bisect_left(h._cum, rank), len(h._vals) - 1)]
+def value_at_rank(h, b, rank, p):
+    """The value of the rank-th smallest recorded value (1-based) as a
+    percentile reports it: the highest value of its bucket, the lowest at
+    p = 0. b is buckets(h)."""
+    cum, values = b
+    v = values[min(bisect.bisect_left(cum, rank), len(values) - 1)]
     return h.get_lowest_equivalent_value(v) if p == 0 else h.get_highest_equivalent_value(v)
+
+
+def value_at_percentile(h, b, p):
+    """The value at percentile p with the convention of the stored figures
+    (HdrHistogram's Java and JavaScript libraries, datasets/hdrstat): rank
+    ceil(p/100 x count) with hdrstat's one-ulp guard, at least 1. (hdrh's
+    get_value_at_percentile rounds the rank to nearest instead.)"""
+    x = min(p, 100) / 100 * h.get_total_count()
+    return value_at_rank(h, b, max(1, math.ceil(x - (math.nextafter(x, math.inf) - x))), p)
 
 
 def read_pandas(path):
@@ -217,6 +222,7 @@ def check_histograms(cells, hists, spectrum):
         if h.get_total_count() == 0:
             fail(f"cell {row.cell_id}: empty histogram")
             continue
+        b = buckets(h)
         got = (h.get_total_count(), h.get_min_value(), h.get_max_value(), h.lowest_trackable_value,
                h.highest_trackable_value, h.significant_figures)
         want = (row.total_count, row.min_us, row.max_us, row.lowest_discernible_us,
@@ -227,20 +233,20 @@ def check_histograms(cells, hists, spectrum):
             fail(f"histograms: cell {row.cell_id} is not in cells")
             continue
         for col, p in PERCENTILES.items():
-            v, stored = value_at_percentile(h, p), cells.at[row.cell_id, col]
-            if v != stored:
+            v, stored = value_at_percentile(h, b, p), cells.at[row.cell_id, col]
+            if pd.isna(stored) or v != stored:
                 fail(f"cell {row.cell_id}: decoded p{p} = {v}, cells.{col} = {stored}")
             # hdrh's own percentile is the value at its rank (rounded to
             # nearest): the walk above agrees with the library.
             rank = max(1, int(p * h.get_total_count() / 100 + 0.5))
-            if h.get_value_at_percentile(p) != value_at_rank(h, rank, p):
+            if h.get_value_at_percentile(p) != value_at_rank(h, b, rank, p):
                 fail(f"cell {row.cell_id}: hdrh p{p} = {h.get_value_at_percentile(p)}, "
-                     f"value at its rank {rank} = {value_at_rank(h, rank, p)}")
+                     f"value at its rank {rank} = {value_at_rank(h, b, rank, p)}")
         spec = spectrum[spectrum.cell_id == row.cell_id]
         if spec.empty:
             fail(f"spectrum: no rows for cell {row.cell_id}")
         for s in spec.itertuples():
-            if (v := value_at_percentile(h, s.percentile)) != s.latency_us:
+            if (v := value_at_percentile(h, b, s.percentile)) != s.latency_us:
                 fail(f"cell {row.cell_id}: decoded p{s.percentile} = {v}, spectrum.latency_us = {s.latency_us}")
     return len(hists)
 
