@@ -26,6 +26,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from traitlets.config import Config
 
 
 def main():
@@ -50,8 +51,13 @@ def main():
             "display_name": "yardstick (.venv)",
             "language": "python",
         }))
-        client = NotebookClient(nb, timeout=args.timeout, startup_timeout=120, kernel_name="yardstick-venv",
-                                resources={"metadata": {"path": os.getcwd()}})
+        # ipc: the kernel talks over Unix sockets in the temporary runtime
+        # directory, not over TCP ports. The client owns the kernel and
+        # shuts it down when the last cell has run or one has failed.
+        config = Config()
+        config.KernelManager.transport = "ipc"
+        client = NotebookClient(nb, config=config, kernel_name="yardstick-venv", timeout=args.timeout,
+                                startup_timeout=120, resources={"metadata": {"path": os.getcwd()}})
         start = time.monotonic()
         try:
             client.execute()
