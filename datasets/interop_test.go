@@ -3,6 +3,7 @@ package datasets_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,28 +128,17 @@ func TestInteropPython(t *testing.T) {
 // there is only one. The committed notebook has no outputs, and the runner
 // fails on a cell that raises and on a notebook without a figure.
 func TestNotebook(t *testing.T) {
-	nbPath, err := filepath.Abs(filepath.Join("..", "notebooks", "yardstick.ipynb"))
-	if err != nil {
+	nbPath := filepath.Join("..", "notebooks", "yardstick.ipynb")
+	if err := noOutputs(nbPath); err != nil {
+		t.Error(err)
+	}
+	executed := filepath.Join(t.TempDir(), "executed.ipynb")
+	if err := os.WriteFile(executed, []byte(strings.Replace(tinyNotebook("1"), `"outputs": []`,
+		`"outputs": [{"output_type": "stream", "name": "stdout", "text": "1"}]`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(nbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nb struct {
-		Cells []struct {
-			CellType       string            `json:"cell_type"`
-			Outputs        []json.RawMessage `json:"outputs"`
-			ExecutionCount *int              `json:"execution_count"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &nb); err != nil {
-		t.Fatalf("%s: %v", nbPath, err)
-	}
-	for i, c := range nb.Cells {
-		if c.CellType == "code" && (len(c.Outputs) != 0 || c.ExecutionCount != nil) {
-			t.Errorf("%s: cell %d is committed with outputs or an execution count: clear them", nbPath, i+1)
-		}
+	if err := noOutputs(executed); err == nil {
+		t.Error("noOutputs accepted a notebook with an output")
 	}
 
 	python := venvPython(t)
@@ -201,6 +191,38 @@ func TestNotebook(t *testing.T) {
 			t.Errorf("%s: the runner passed or did not say %q:\n%s", name, c.want, out)
 		}
 	}
+}
+
+// noOutputs says which code cells of a notebook file have outputs or an
+// execution count: a committed notebook has neither.
+func noOutputs(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var nb struct {
+		Cells []struct {
+			CellType       string            `json:"cell_type"`
+			Outputs        []json.RawMessage `json:"outputs"`
+			ExecutionCount *int              `json:"execution_count"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var dirty []string
+	for i, c := range nb.Cells {
+		if c.CellType == "code" && (len(c.Outputs) != 0 || c.ExecutionCount != nil) {
+			dirty = append(dirty, strconv.Itoa(i+1))
+		}
+	}
+	if len(nb.Cells) == 0 {
+		return fmt.Errorf("%s: no cells", path)
+	}
+	if len(dirty) > 0 {
+		return fmt.Errorf("%s: cells %s have outputs or an execution count: clear them before committing", path, strings.Join(dirty, ", "))
+	}
+	return nil
 }
 
 // tinyNotebook is a notebook of one code cell.
