@@ -14,9 +14,13 @@
 //     order;
 //   - for every ok cell, the `hist` of the histograms table, decoded with
 //     hdr-histogram-js, gives exactly the cells table's latency percentiles
-//     (p50 .. p99.99), total count and the spectrum table's rows.
+//     (p50 .. p99.99), total count and the spectrum table's rows;
+//   - the SQL snippets of SCHEMA.md's "Reading the data" section run as
+//     written, in a directory where results/demo is the run's experiment,
+//     and return rows with a `run` column (check.py runs the Python ones).
 // It prints what it checked and exits 1 listing every failure.
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync, mkdtempSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -164,8 +168,33 @@ for (const c of hists) {
 }
 if (hists.length === 0) fail("cells: no ok cell to check a histogram against");
 
+// SCHEMA.md's SQL snippets, verbatim, from a directory where results/demo
+// is this run's experiment directory (DuckDB resolves relative paths
+// against the process's working directory).
+const section = /^## Reading the data\n([\s\S]*?)^## /m.exec(readFileSync(schemaPath, "utf8"));
+const snippets = section ? [...section[1].matchAll(/^```sql\n([\s\S]*?)^```/gm)].map((m) => m[1]) : [];
+if (snippets.length === 0) fail('SCHEMA.md: no ```sql snippets under "## Reading the data"');
+const tmp = mkdtempSync(join(tmpdir(), "yardstick-snippets-"));
+const cwd = process.cwd();
+try {
+  mkdirSync(join(tmp, "results"));
+  symlinkSync(dirname(runDir), join(tmp, "results", "demo"));
+  process.chdir(tmp);
+  for (const [i, sql] of snippets.entries()) {
+    try {
+      const got = await rows(sql);
+      if (got.length === 0 || !("run" in got[0])) fail(`SCHEMA.md SQL snippet ${i + 1}: ${got.length} rows, want some with a run column`);
+    } catch (e) {
+      fail(`SCHEMA.md SQL snippet ${i + 1}: ${String(e.message ?? e).split("\n")[0]}`);
+    }
+  }
+} finally {
+  process.chdir(cwd);
+  rmSync(tmp, { recursive: true, force: true });
+}
+
 const summary = Object.entries(counts).map(([t, n]) => `${t}=${n}`).join(" ");
-console.log(`check.mjs: ${runDir}: ${schema.size} tables (${summary}); ${decoded} histograms decoded`);
+console.log(`check.mjs: ${runDir}: ${schema.size} tables (${summary}); ${decoded} histograms decoded; ${snippets.length} SCHEMA.md SQL snippets ran`);
 if (failures.length > 0) {
   console.error(`check.mjs: ${failures.length} failures:`);
   for (const f of failures) console.error("  " + f);
