@@ -65,7 +65,7 @@ func TestHelidon(t *testing.T) {
 // TestHelidonAOT runs the jar with the AOT cache the build's training run
 // made, with -XX:AOTMode=on (the JVM refuses to start when it cannot use
 // the cache), the port from $PORT and the access log switched off by an
-// empty --access-log over $ACCESS_LOG. It logs both start-up times.
+// empty --access-log over $ACCESS_LOG. Both tests log their start-up time.
 func TestHelidonAOT(t *testing.T) {
 	java := targettest.Java(t)
 	jar := targettest.Artifact(t, "helidon.jar")
@@ -116,6 +116,10 @@ func TestHelidonAOT(t *testing.T) {
 	}
 }
 
+// TestHelidonBadSwitches: exit 2 and a one-line error for bad switches and
+// for a port already in use.
 func TestHelidonBadSwitches(t *testing.T) {
-	targettest.CheckBadSwitch(t, targettest.Java(t), targettest.Artifact(t, "helidon.jar"), "helidon")
+	java, jar := targettest.Java(t), targettest.Artifact(t, "helidon.jar")
+	targettest.CheckBadSwitch(t, java, jar, "helidon")
+	targettest.CheckPortInUse(t, java, jar, "helidon")
 }

@@ -113,6 +113,10 @@ func TestQuarkusEnv(t *testing.T) {
 	}
 }
 
+// TestQuarkusBadSwitches: exit 2 and a one-line error for bad switches and
+// for a port already in use.
 func TestQuarkusBadSwitches(t *testing.T) {
-	targettest.CheckBadSwitch(t, targettest.Java(t), targettest.Artifact(t, "quarkus.jar"), "quarkus")
+	java, jar := targettest.Java(t), targettest.Artifact(t, "quarkus.jar")
+	targettest.CheckBadSwitch(t, java, jar, "quarkus")
+	targettest.CheckPortInUse(t, java, jar, "quarkus")
 }

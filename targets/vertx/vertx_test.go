@@ -111,6 +111,10 @@ func TestVertxEnv(t *testing.T) {
 	}
 }
 
+// TestVertxBadSwitches: exit 2 and a one-line error for bad switches and
+// for a port already in use.
 func TestVertxBadSwitches(t *testing.T) {
-	targettest.CheckBadSwitch(t, targettest.Java(t), targettest.Artifact(t, "vertx.jar"), "vertx")
+	java, jar := targettest.Java(t), targettest.Artifact(t, "vertx.jar")
+	targettest.CheckBadSwitch(t, java, jar, "vertx")
+	targettest.CheckPortInUse(t, java, jar, "vertx")
 }

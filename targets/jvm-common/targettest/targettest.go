@@ -543,3 +543,35 @@ func CheckHead(t *testing.T, p *Proc, path string, wantLength bool) string {
 	}
 	return string(body)
 }
+
+// CheckPortInUse runs the jar on a port something else listens on: it must
+// exit with status 2 and say why on a line starting with prog, within
+// ReadyTimeout.
+func CheckPortInUse(t *testing.T, java, jar, prog string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	cmd := exec.Command(java, "-XX:TieredStopAtLevel=1", "-jar", jar, "--port", strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	done := make(chan struct{})
+	var out []byte
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(ReadyTimeout):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Fatalf("--port %d (in use): still running after %v\n%s", port, ReadyTimeout, out)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("--port %d (in use): %v, want exit status 2\n%s", port, err, out)
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prog) + `: .*`).Match(out) {
+		t.Errorf("--port %d (in use): no line starting with %q:\n%s", port, prog+": ", out)
+	}
+}

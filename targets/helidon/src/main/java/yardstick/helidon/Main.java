@@ -63,6 +63,11 @@ public final class Main {
             System.exit(2);
             return;
         }
+        if (!server.isRunning() || server.port() <= 0) {
+            // Helidon logs a failed bind (SEVERE above) and returns a stopped server
+            System.err.println(PROG + ": listen: 127.0.0.1:" + o.port + " failed");
+            System.exit(2);
+        }
         final Shared.RequestLog accessLog = log;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.stop();
