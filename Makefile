@@ -61,7 +61,7 @@ $(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json
 
 # -p 1: packages one at a time, so that the scripts that measure real runs
 # (pinned to CPUs 0 and 1) are not disturbed by other packages' tests.
-test: deps interop-deps pyenv
+test: deps interop-deps pyenv frameworks
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 -p 1 -timeout 9m ./...
