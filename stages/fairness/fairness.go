@@ -6,9 +6,8 @@
 //
 // Each check is one function below, named as in docs/methodology.md#checks:
 // event_loops, log_bytes, response_bytes, response_varies,
-// loadgen_saturation, littles_law, nagle_floor, affinity, gc_window,
-// cross_batch; and error_rate, since a window of failed requests measures
-// nothing else.
+// loadgen_saturation, littles_law, nagle_floor, affinity, gc_window; and
+// error_rate, since a window of failed requests measures nothing else.
 package fairness
 
 import (
@@ -93,16 +92,6 @@ func Check(in Input) []pipeline.FairnessRow {
 			bc.gcWindow(ci)
 		}
 		rows = append(rows, bc.rows...)
-	}
-	if len(in.Plan.Batches) > 1 {
-		var names []string
-		for _, b := range in.Plan.Batches {
-			names = append(names, b.Name)
-		}
-		rows = append(rows, pipeline.FairnessRow{
-			Check: "cross_batch", Scope: "experiment", Batch: "", Pass: true,
-			Detail: str(fmt.Sprintf("%d batches (%s): absolute values are compared only inside a batch; the report ranks and takes ratios per batch and refuses a baseline from another batch", len(names), strings.Join(names, ", "))),
-		})
 	}
 	return rows
 }

@@ -138,13 +138,3 @@ func TestSaturationAndVaries(t *testing.T) {
 		t.Errorf("an open loop at 20%% of its rate passed: %+v", r)
 	}
 }
-
-func TestCrossBatchRow(t *testing.T) {
-	p := plan2()
-	p.Batches = append(p.Batches, pipeline.Batch{Name: "heap"})
-	rows := Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": ok(10000, 3200, 3000, t)}})
-	r := find(rows, "cross_batch", "")
-	if r == nil || !r.Pass || r.Scope != "experiment" || !strings.Contains(*r.Detail, "2 batches (main, heap)") {
-		t.Errorf("cross_batch row: %+v", r)
-	}
-}
