@@ -22,6 +22,7 @@ func init() {
 		usage: "--url URL [--method M] [--body FILE] [--header K:V]... [--connections N] [--duration D] " +
 			"[--rate R] [--timeout D] [--cpus LIST] [--payload N] [--seed S] [--max-requests N] [--json] | --stdio [--cpus LIST]",
 		run: runLoadgen,
+		raw: true,
 	})
 }
 

@@ -17,6 +17,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"yardstick/pipeline/safetext"
 )
 
 func main() { os.Exit(Main()) }
@@ -27,6 +29,9 @@ type verb struct {
 	summary string
 	usage   string // the argument synopsis, without the verb
 	run     func(ctx context.Context, env *cliEnv, args []string) error
+	// raw verbs write a protocol, not text for a person: their streams
+	// are not escaped (loadgen --stdio, reap).
+	raw bool
 }
 
 var verbs = map[string]verb{}
@@ -45,6 +50,8 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	wd     string
+	// rawStderr is stderr before escaping: isTerminal asks it.
+	rawStderr io.Writer
 }
 
 // usageError is returned by a verb for bad arguments; Main exits 2.
@@ -88,6 +95,11 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "yardstick: unknown command %q\n", args[0])
 		printUsage(env.stderr)
 		return 2
+	}
+	if !v.raw {
+		// Definitions and run directories are untrusted: whatever a verb
+		// prints of them cannot drive the terminal (safetext.Terminal).
+		env = &cliEnv{stdin: env.stdin, stdout: safetext.TerminalWriter{W: env.stdout}, stderr: safetext.TerminalWriter{W: env.stderr}, wd: env.wd, rawStderr: env.stderr}
 	}
 	err := v.run(ctx, env, args[1:])
 	var ue usageError

@@ -14,6 +14,7 @@ func init() {
 		summary: "(internal) kill a run's process groups when the run's yardstick dies",
 		usage:   "(reads +PGID / -PGID lines on stdin)",
 		run:     runReap,
+		raw:     true,
 	})
 }
 

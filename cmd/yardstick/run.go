@@ -91,7 +91,7 @@ func runnerOptions(env *cliEnv, only string, strict bool) (runner.Options, error
 	}
 	return runner.Options{
 		Self: self, Workdir: env.wd, Only: only, Strict: strict, Version: Version(),
-		Stdout: env.stdout, Stderr: env.stderr, Terminal: isTerminal(env.stderr),
+		Stdout: env.stdout, Stderr: env.stderr, Terminal: isTerminal(env.rawStderr),
 	}, nil
 }
 

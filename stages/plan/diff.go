@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/safetext"
 )
 
 // A Diff is what changed between two plans of one experiment, as a
@@ -378,11 +379,8 @@ func WriteDiffMarkdown(w io.Writer, d *Diff, oldArg, newArg string) error {
 	return err
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdCell and mdCode escape definition text (untrusted: it comes from
+// pull requests) for the Markdown diff.
+func mdCell(s string) string { return safetext.MarkdownCell(s) }
 
-func mdCode(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "`" + strings.ReplaceAll(strings.ReplaceAll(s, "`", "'"), "|", `\|`) + "`"
-}
+func mdCode(s string) string { return safetext.MarkdownCode(s) }

@@ -1,0 +1,142 @@
+// Package safetext makes untrusted text safe for where it is shown.
+// Definitions come from pull requests and run directories from
+// colleagues: a name, a header value or an error message read from them
+// must not move a terminal's cursor, rewrite a Markdown table or open a
+// link. Each function escapes for one destination; HTML and SVG are
+// escaped by html/template and encoding/xml where they are written.
+package safetext
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Terminal escapes s for a terminal: control characters other than tab
+// and newline, DEL, C1 controls, invalid UTF-8 and the bidirectional
+// overrides (which can make text read differently than it is) become
+// visible \x.. or \u.... escapes.
+func Terminal(s string) string {
+	if !needsTerminal(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r):
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsTerminal(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || unsafeRune(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// unsafeRune reports whether r must not reach a terminal as is.
+func unsafeRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
+}
+
+// ProgressRedraw is the one control sequence a TerminalWriter lets
+// through: yardstick's own progress line redraws itself with it.
+const ProgressRedraw = "\r\x1b[K"
+
+// A TerminalWriter escapes everything written through it with Terminal,
+// except ProgressRedraw at the start of a write.
+type TerminalWriter struct {
+	W io.Writer
+}
+
+// Write escapes p and writes it; it reports len(p) on success.
+func (t TerminalWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	prefix := ""
+	if rest, ok := strings.CutPrefix(s, ProgressRedraw); ok {
+		prefix, s = ProgressRedraw, rest
+	}
+	if _, err := io.WriteString(t.W, prefix+Terminal(s)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// MarkdownCell escapes s for a cell of a Markdown table (or a line of
+// Markdown text): the characters that end a cell, start a link, an image,
+// emphasis, code or raw HTML are backslash-escaped or written as
+// entities, line breaks become spaces, and terminal controls are escaped.
+func MarkdownCell(s string) string {
+	s = Terminal(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '|', '`', '*', '_', '[', ']', '~':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// MarkdownCode writes s as a Markdown code span that may stand in a table
+// cell: the fence is longer than any run of backticks in s, '|' is
+// escaped (tables split on it even inside code), line breaks become
+// spaces, and terminal controls are escaped. The empty string stays empty.
+func MarkdownCode(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(Terminal(s))
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " " // CommonMark strips one space on each side
+	}
+	return fence + pad + s + pad + fence
+}
+
+func longestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
