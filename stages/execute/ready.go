@@ -55,14 +55,11 @@ var errExited = errors.New("exited before it was ready")
 // waitReady polls u until it answers 200, the process exits, or timeout
 // passes. It returns the time from the process's exec to the first 200.
 func waitReady(ctx context.Context, p *procgroup.Process, u string, timeout time.Duration) (time.Duration, error) {
-	client := &http.Client{
-		Timeout: 250 * time.Millisecond,
-		Transport: &http.Transport{
-			DisableKeepAlives: true,
-			Proxy:             nil,
-			DialContext:       (&net.Dialer{Timeout: 100 * time.Millisecond}).DialContext,
-		},
-	}
+	client := probeClient(250*time.Millisecond, &http.Transport{
+		DisableKeepAlives: true,
+		Proxy:             nil,
+		DialContext:       (&net.Dialer{Timeout: 100 * time.Millisecond}).DialContext,
+	})
 	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -99,5 +96,18 @@ func waitReady(ctx context.Context, p *procgroup.Process, u string, timeout time
 		case <-p.Done():
 		case <-time.After(pollInterval):
 		}
+	}
+}
+
+// probeClient is the HTTP client of the ready and vary probes. It follows
+// no redirect: a probe asks a loopback target one question, and a
+// redirect (which could point anywhere) is an answer, not a hop.
+func probeClient(timeout time.Duration, t *http.Transport) *http.Client {
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: t,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
 	}
 }

@@ -32,7 +32,7 @@ func probeVaries(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c 
 	if hi-lo >= 2 {
 		vals = []int64{lo + (hi-lo)/3, lo + 2*(hi-lo)/3}
 	}
-	client := &http.Client{Timeout: b.Timeout.D(), Transport: &http.Transport{Proxy: nil}}
+	client := probeClient(b.Timeout.D(), &http.Transport{Proxy: nil})
 	defer client.CloseIdleConnections()
 	for _, val := range vals {
 		vs := strconv.FormatInt(val, 10)

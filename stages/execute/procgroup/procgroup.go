@@ -166,17 +166,31 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // leader's children, reparented once it exits) to disappear.
 const groupGoneWait = 5 * time.Second
 
+// A StopReport says how a Stop went beyond the polite path, so that the
+// caller can log it: a target that ignores SIGTERM, or leaves processes
+// behind, is worth knowing about.
+type StopReport struct {
+	// Killed: the leader did not exit within grace of SIGTERM and was
+	// killed.
+	Killed bool
+	// Lingering: processes of the group were still alive groupGoneWait
+	// after the leader was reaped.
+	Lingering bool
+}
+
 // Stop ends the process group: SIGTERM, then SIGKILL after grace if the
 // leader has not exited; then SIGKILL to whatever is left in the group.
 // It returns once the leader has been reaped and no process of the group
 // is left (or groupGoneWait has passed), so that the ports and files the
 // group held are free for the next start.
-func (p *Process) Stop(grace time.Duration) {
+func (p *Process) Stop(grace time.Duration) StopReport {
+	var rep StopReport
 	if !p.Exited() {
 		_ = p.Signal(syscall.SIGTERM)
 		select {
 		case <-p.done:
 		case <-time.After(grace):
+			rep.Killed = true
 		}
 	}
 	_ = p.Signal(syscall.SIGKILL)
@@ -186,6 +200,8 @@ func (p *Process) Stop(grace time.Duration) {
 		_ = p.Signal(syscall.SIGKILL)
 		time.Sleep(5 * time.Millisecond)
 	}
+	rep.Lingering = GroupAlive(p.PID())
+	return rep
 }
 
 // GroupAlive reports whether any process of process group pgid exists
