@@ -12,10 +12,14 @@ import (
 // CheckpointVersion is the version of the checkpoint.json format.
 const CheckpointVersion = 1
 
-// Cell statuses.
+// Cell statuses. A checkpoint is ok or failed; the cells table adds unfair
+// (measured, but a fairness check of the cell failed) and pending (no
+// checkpoint yet).
 const (
-	StatusOK     = "ok"
-	StatusFailed = "failed"
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusUnfair  = "unfair"
+	StatusPending = "pending"
 )
 
 // A Checkpoint is everything the execute stage measured for one cell. It
