@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"yardstick/internal/synthrun"
 	"yardstick/stages/tabulate"
-	"yardstick/stages/tabulate/tabulatetest"
 )
 
 // TestInteropDuckDB writes a run (some cells pending, one failed), builds
@@ -30,7 +30,7 @@ func TestInteropDuckDB(t *testing.T) {
 		}
 	}
 	results := t.TempDir()
-	rd, _, err := tabulatetest.Write(results, tabulatetest.Options{Pending: 2, Failed: 3, Fairness: []byte(fairnessJSON)})
+	rd, _, err := synthrun.Datasets.Write(results, synthrun.Options{Pending: 2, Failed: 3, Fairness: []byte(fairnessJSON)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestInteropDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second run of the same experiment, so the Hive glob spans runs.
-	rd2, _, err := tabulatetest.Write(results, tabulatetest.Options{RunID: "20261201T000000Z-0000"})
+	rd2, _, err := synthrun.Datasets.Write(results, synthrun.Options{RunID: "20261201T000000Z-0000"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"yardstick/stages/report/reporttest"
+	"yardstick/internal/synthrun"
 )
 
-// fixtureDir is the reporttest run, written once for all tests.
+// fixtureDir is the synthrun.Report run with its tables, written once for
+// all tests.
 var fixtureDir string
 
 func TestMain(m *testing.M) {
@@ -22,11 +23,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fixtureDir, err = reporttest.Write(tmp)
+	rd, _, err := synthrun.Report.Write(tmp, synthrun.Options{Tables: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		os.Exit(1)
 	}
+	fixtureDir = rd.Root
 	code := m.Run()
 	os.RemoveAll(tmp)
 	os.Exit(code)
