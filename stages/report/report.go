@@ -194,7 +194,7 @@ func environment(d *doc, t *tables, batches []*Batch) {
 			noise = fmtPct(b.Noise)
 		}
 		var ok, unfair, failed, pending int
-		for _, g := range b.groups {
+		for _, g := range b.samples {
 			ok, unfair, failed, pending = ok+g.OK, unfair+g.UnfairN, failed+g.Failed, pending+g.Pending
 		}
 		rows = append(rows, []string{b.Name, strings.Join(vs, "; "), cpu, procs, b.Windows, fmt.Sprint(b.Repeats), noise,
@@ -244,15 +244,15 @@ func fairnessSection(d *doc, t *tables, batches []*Batch) {
 }
 
 // label is a variant's name in tables other than the main one, marked
-// when any of its cells at the point was unfair.
-func label(g *Group) string {
+// when any of its repeats at the point was unfair.
+func label(g *Sample) string {
 	if len(g.Unfair) > 0 {
 		return g.Variant.Label + " UNFAIR"
 	}
 	return g.Variant.Label
 }
 
-func status(g *Group) string {
+func status(g *Sample) string {
 	var parts []string
 	if g.UnfairN > 0 {
 		parts = append(parts, fmt.Sprintf("UNFAIR %d (%s)", g.UnfairN, strings.Join(g.Unfair, ", ")))
@@ -286,7 +286,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Group(v, p)
+			g := b.Sample(v, p)
 			if g == nil {
 				continue
 			}
@@ -300,7 +300,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 			}
 			rows = append(rows, r)
 		}
-		d.table(b.preconditions()+" · "+p.Label(), head, rows)
+		d.table(b.preconditions()+" · "+p.Caption(), head, rows)
 	}
 
 	if b.Baseline != nil {
@@ -322,7 +322,7 @@ func ratios(d *doc, b *Batch) {
 	d.p("Candidate / baseline of the medians (for latency, memory, cold start and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
 	var warned []string
 	for _, p := range b.Points {
-		base := b.Group(b.Baseline, p)
+		base := b.Sample(b.Baseline, p)
 		if base == nil {
 			continue
 		}
@@ -334,7 +334,7 @@ func ratios(d *doc, b *Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Group(v, p)
+			g := b.Sample(v, p)
 			if g == nil || v == b.Baseline {
 				continue
 			}
@@ -358,7 +358,7 @@ func ratios(d *doc, b *Batch) {
 			rows = append(rows, r)
 		}
 		if len(rows) > 0 {
-			d.table(b.preconditions()+" · "+p.Label()+" · baseline "+b.Baseline.Label, head, rows)
+			d.table(b.preconditions()+" · "+p.Caption()+" · baseline "+b.Baseline.Label, head, rows)
 		}
 	}
 	if len(warned) > 0 {
@@ -369,9 +369,9 @@ func ratios(d *doc, b *Batch) {
 
 // winner returns the group with the best median of m among gs, and
 // whether the runner-up is tied with it (inside the noise).
-func winner(b *Batch, m metric, gs []*Group) (*Group, bool) {
+func winner(b *Batch, m metric, gs []*Sample) (*Sample, bool) {
 	type cand struct {
-		g   *Group
+		g   *Sample
 		med float64
 	}
 	var cs []cand
@@ -426,10 +426,10 @@ func wins(d *doc, b *Batch) {
 		unfair := map[string]int{}
 		tied, points := 0, 0
 		for _, p := range b.Points {
-			var gs []*Group
+			var gs []*Sample
 			anyUnfair := false
 			for _, v := range b.Variants {
-				if g := b.Group(v, p); g != nil {
+				if g := b.Sample(v, p); g != nil {
 					gs = append(gs, g)
 					anyUnfair = anyUnfair || len(g.Unfair) > 0
 				}
@@ -494,13 +494,13 @@ func peaks(d *doc, b *Batch) {
 	var rows [][]string
 	for _, pl := range slices.Sorted(maps.Keys(payloads)) {
 		for _, v := range b.Variants {
-			var best *Group
+			var best *Sample
 			bestRPS := math.Inf(-1)
 			for _, p := range b.Points {
 				if p.Mode != "closed" || p.Payload != pl {
 					continue
 				}
-				g := b.Group(v, p)
+				g := b.Sample(v, p)
 				if g == nil {
 					continue
 				}
@@ -541,7 +541,7 @@ func radar(d *doc, b *Batch) {
 			var logSum float64
 			var n int
 			for _, p := range b.Points {
-				base, g := b.Group(b.Baseline, p), b.Group(v, p)
+				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
 				if base == nil || g == nil {
 					continue
 				}
@@ -607,7 +607,7 @@ func curves(d *doc, b *Batch) {
 			for _, v := range b.Variants {
 				s := series{name: v.Label, color: v.Color}
 				for _, p := range pts {
-					if g := b.Group(v, p); g != nil {
+					if g := b.Sample(v, p); g != nil {
 						if vs := g.values(m); len(vs) > 0 {
 							s.pts = append(s.pts, xy{float64(p.Concurrency), stats.Median(vs)})
 						}
@@ -638,10 +638,10 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 	}
 	first := true
 	for _, p := range b.Points {
-		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + p.Label(), xLabel: "percentile (log scale of 1/(1-p))",
+		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + p.Caption(), xLabel: "percentile (log scale of 1/(1-p))",
 			yLabel: "latency (median of repeats)", xLog: true, yLog: true, xTicks: spectrumTicks, yFormat: fmtLatency, yTick: msTick, vline: math.NaN()}
 		for _, v := range b.Variants {
-			g := b.Group(v, p)
+			g := b.Sample(v, p)
 			if g == nil {
 				continue
 			}
@@ -675,7 +675,7 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 			d.p("From the spectrum table (the kept window's HdrHistogram at fixed percentiles), median over the repeats.")
 			first = false
 		}
-		d.chart(&chartFile{File: "spectrum-" + b.Name + "-" + p.slug() + ".svg", Title: ch.title, SVG: ch.svg()})
+		d.chart(&chartFile{File: "spectrum-" + b.Name + "-" + p.Label() + ".svg", Title: ch.title, SVG: ch.svg()})
 	}
 }
 
@@ -693,7 +693,7 @@ func ramp(d *doc, t *tables, b *Batch) {
 	for _, v := range b.Variants {
 		var first *datasets.Cell
 		for _, p := range b.Points {
-			if g := b.Group(v, p); g != nil {
+			if g := b.Sample(v, p); g != nil {
 				for _, c := range g.Measured {
 					if len(byCell[c.CellID]) > 0 && (first == nil || c.Seq < first.Seq) {
 						first = c
@@ -730,7 +730,7 @@ func ramp(d *doc, t *tables, b *Batch) {
 			ratio = fmt.Sprintf("%.2fx", sm/hm)
 		}
 		lb := v.Label
-		if first.Status == "unfair" {
+		if first.Status == pipeline.StatusUnfair {
 			lb += " UNFAIR"
 		}
 		rows = append(rows, []string{lb, first.CellName, fmt.Sprintf("%d s", len(head)), fmtRPS(hm), fmtRPS(sm), ratio})
@@ -803,14 +803,14 @@ func heapGradient(d *doc, b *Batch) {
 		for _, p := range b.Points {
 			ss := make([]series, len(panels))
 			for i := range ss {
-				ss[i] = series{name: tg + ", " + p.Label(), color: palette[ci%len(palette)]}
+				ss[i] = series{name: tg + ", " + p.Caption(), color: palette[ci%len(palette)]}
 			}
 			for _, v := range vs {
-				g := b.Group(v, p)
+				g := b.Sample(v, p)
 				if g == nil {
 					continue
 				}
-				r := []string{label(g), v.HeapLabel, p.Label()}
+				r := []string{label(g), v.HeapLabel, p.Caption()}
 				for i, pn := range panels {
 					vals := g.values(metricByKey(pn.key))
 					r = append(r, fmtSample(vals, pn.format))

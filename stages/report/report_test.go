@@ -195,11 +195,11 @@ func TestSVGStructure(t *testing.T) {
 			}
 		}
 	}
-	s := svg("spectrum-main-p128-c8.svg")
+	s := svg("spectrum-main-c8-p128.svg")
 	if len(s.order) != 3 || s.series["go"] != 17 { // 18 percentiles less the max
 		t.Errorf("spectrum: %v", s.series)
 	}
-	s = svg("spectrum-main-p2048-c32.svg")
+	s = svg("spectrum-main-c32-p2048.svg")
 	if s.series["jvm-zgc (unfair)"] != 0 && s.series["jvm-zgc UNFAIR"] != 17 {
 		t.Errorf("spectrum with the unfair cell: %v", s.series)
 	}
