@@ -1,6 +1,8 @@
 // Package report is the pipeline's last stage: it reads a run directory's
 // Parquet tables (through package datasets, and nothing else for numbers)
 // and writes report.md, a self-contained report.html and the SVG charts.
+// Compare (compare.go) reads two runs through the same read model and
+// renders their comparison through the same document model.
 //
 // The flow:
 //
@@ -9,12 +11,13 @@
 //     batches holds the CPU sets, declared noise bands and baselines). No
 //     other file is read. A foreign, truncated or mismatched file is an
 //     error, never a panic.
-//  2. model: cells grouped by batch, then variant x workload point; the
-//     repeats of a group are one sample (median, spread). Cells of status
+//  2. model (model.go): the metric registry; cells grouped by batch, then
+//     variant x workload point (named by pipeline.Point.Label); the
+//     repeats there are one Sample (median, spread). Cells of status
 //     ok and unfair are measured; unfair ones are marked wherever they
 //     appear; failed and pending ones are counted.
 //  3. verdicts: inside each batch only, every ranked metric of every
-//     variant against the batch's baseline with package verdict (tie inside
+//     variant against the batch's baseline with package stats (tie inside
 //     max(noise band, spread), Mann-Whitney U from five repeats). max is
 //     shown and never ranked. A baseline missing from a batch leaves that
 //     batch without ratios; batches are never ranked against each other.
