@@ -760,7 +760,51 @@ func mean(vs []float64) float64 {
 	return s / float64(len(vs))
 }
 
+// A heapPanel is one chart of the heap gradient.
+type heapPanel struct {
+	key, title, ylabel string
+	format             func(float64) string
+}
+
+var heapPanels = []heapPanel{
+	{"rss", "RSS under load", "RSS (median)", fmtBytes},
+	{"rps", "throughput", "requests/s (median)", fmtRPS},
+	{"p99", "p99", "p99 (median)", fmtLatency},
+}
+
+// heapGradient shows the targets whose variants differ only in heap size:
+// a table and one chart per panel, a series per target and point.
 func heapGradient(d *doc, b *Batch) {
+	axis, heaps := heapAxes(b)
+	if len(axis) == 0 {
+		return
+	}
+	d.h(3, "Heap gradient")
+	d.p("Same service, only the heap (or GOMEMLIMIT) changed: RSS under load, throughput and p99 per heap size.")
+	charts := make([]*lineChart, len(heapPanels))
+	for i, pn := range heapPanels {
+		charts[i] = &lineChart{title: "Batch " + b.Name + ": heap gradient, " + pn.title, xLabel: "heap (MiB, log scale)", yLabel: pn.ylabel,
+			xLog: true, yFormat: pn.format, zeroY: true, vline: math.NaN()}
+	}
+	var rows [][]string
+	ci := 0
+	for _, tg := range axis {
+		for _, p := range b.Points {
+			rows = append(rows, heapPoint(b, tg, heaps[tg], p, palette[ci%len(palette)], charts)...)
+			ci++
+		}
+	}
+	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
+	for i, pn := range heapPanels {
+		charts[i].xTicks = dataTicks(charts[i].series)
+		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
+	}
+}
+
+// heapAxes are the batch's targets, in plan order, with more than one
+// heap size among their variants, and per target its variants ordered by
+// heap.
+func heapAxes(b *Batch) ([]string, map[string][]*Variant) {
 	heaps := map[string][]*Variant{}
 	var targets []string
 	for _, v := range b.Variants {
@@ -774,79 +818,62 @@ func heapGradient(d *doc, b *Batch) {
 	}
 	var axis []string
 	for _, tg := range targets {
-		vs := heaps[tg]
 		distinct := map[int64]bool{}
-		for _, v := range vs {
+		for _, v := range heaps[tg] {
 			distinct[v.HeapBytes] = true
 		}
 		if len(distinct) > 1 {
 			axis = append(axis, tg)
+			slices.SortStableFunc(heaps[tg], func(x, y *Variant) int { return compareF(float64(x.HeapBytes), float64(y.HeapBytes)) })
 		}
 	}
-	if len(axis) == 0 {
-		return
+	return axis, heaps
+}
+
+// heapPoint returns the table rows of target tg's variants vs at point p
+// and adds their medians to the panels' charts as one series each.
+func heapPoint(b *Batch, tg string, vs []*Variant, p Point, color string, charts []*lineChart) [][]string {
+	ss := make([]series, len(heapPanels))
+	for i := range ss {
+		ss[i] = series{name: tg + ", " + p.Caption(), color: color}
 	}
-	d.h(3, "Heap gradient")
-	d.p("Same service, only the heap (or GOMEMLIMIT) changed: RSS under load, throughput and p99 per heap size.")
 	var rows [][]string
-	type panel struct {
-		key, title, ylabel string
-		format             func(float64) string
-	}
-	panels := []panel{{"rss", "RSS under load", "RSS (median)", fmtBytes}, {"rps", "throughput", "requests/s (median)", fmtRPS}, {"p99", "p99", "p99 (median)", fmtLatency}}
-	charts := make([]*lineChart, len(panels))
-	for i, pn := range panels {
-		charts[i] = &lineChart{title: "Batch " + b.Name + ": heap gradient, " + pn.title, xLabel: "heap (MiB, log scale)", yLabel: pn.ylabel,
-			xLog: true, yFormat: pn.format, zeroY: true, vline: math.NaN()}
-	}
-	ci := 0
-	for _, tg := range axis {
-		vs := slices.Clone(heaps[tg])
-		slices.SortStableFunc(vs, func(x, y *Variant) int { return compareF(float64(x.HeapBytes), float64(y.HeapBytes)) })
-		for _, p := range b.Points {
-			ss := make([]series, len(panels))
-			for i := range ss {
-				ss[i] = series{name: tg + ", " + p.Caption(), color: palette[ci%len(palette)]}
-			}
-			for _, v := range vs {
-				g := b.Sample(v, p)
-				if g == nil {
-					continue
-				}
-				r := []string{label(g), v.HeapLabel, p.Caption()}
-				for i, pn := range panels {
-					vals := g.values(metricByKey(pn.key))
-					r = append(r, fmtSample(vals, pn.format))
-					if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
-						ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
-					}
-				}
-				rows = append(rows, r)
-			}
-			for i := range panels {
-				if len(ss[i].pts) > 0 {
-					charts[i].series = append(charts[i].series, ss[i])
-				}
-			}
-			ci++
+	for _, v := range vs {
+		s := b.Sample(v, p)
+		if s == nil {
+			continue
 		}
-	}
-	for i := range charts {
-		var ticks []tick
-		seen := map[float64]bool{}
-		for _, s := range charts[i].series {
-			for _, p := range s.pts {
-				if !seen[p.x] {
-					seen[p.x] = true
-					ticks = append(ticks, tick{p.x, trimFloat(p.x)})
-				}
+		r := []string{label(s), v.HeapLabel, p.Caption()}
+		for i, pn := range heapPanels {
+			vals := s.values(metricByKey(pn.key))
+			r = append(r, fmtSample(vals, pn.format))
+			if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
+				ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
 			}
 		}
-		slices.SortFunc(ticks, func(a, b tick) int { return compareF(a.v, b.v) })
-		charts[i].xTicks = ticks
+		rows = append(rows, r)
 	}
-	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
-	for i, pn := range panels {
-		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
+	for i := range ss {
+		if len(ss[i].pts) > 0 {
+			charts[i].series = append(charts[i].series, ss[i])
+		}
 	}
+	return rows
+}
+
+// dataTicks are the distinct x values of the series, in order, labelled
+// as numbers.
+func dataTicks(ss []series) []tick {
+	var ticks []tick
+	seen := map[float64]bool{}
+	for _, s := range ss {
+		for _, p := range s.pts {
+			if !seen[p.x] {
+				seen[p.x] = true
+				ticks = append(ticks, tick{p.x, trimFloat(p.x)})
+			}
+		}
+	}
+	slices.SortFunc(ticks, func(a, b tick) int { return compareF(a.v, b.v) })
+	return ticks
 }
