@@ -370,7 +370,7 @@ func ratios(d *doc, b *Batch) {
 	}
 }
 
-// winner returns the group with the best median of m among gs, and
+// winner returns the sample with the best median of m among gs, and
 // whether the runner-up is tied with it (inside the noise).
 func winner(b *Batch, m metric, gs []*Sample) (*Sample, bool) {
 	type cand struct {
