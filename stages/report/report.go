@@ -267,7 +267,7 @@ func status(g *Sample) string {
 		parts = append(parts, fmt.Sprintf("pending %d", g.Pending))
 	}
 	if len(parts) == 0 {
-		return "ok"
+		return pipeline.StatusOK
 	}
 	return strings.Join(parts, ", ")
 }
