@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"yardstick/datasets"
+	"yardstick/internal/synthrun"
 	"yardstick/pipeline"
 	"yardstick/stages/tabulate"
-	"yardstick/stages/tabulate/tabulatetest"
 )
 
 // TestInteropDuckDB writes a run (some cells pending, one failed), builds
@@ -153,8 +153,8 @@ func TestNotebook(t *testing.T) {
 		t.Fatalf("the notebook failed: %v", err)
 	}
 	for _, want := range []string{
-		"run " + rd2.ID() + " of experiment " + tabulatetest.Experiment,
-		"comparing run " + rd2.ID() + " (B) with baseline " + tabulatetest.RunID + " (A)",
+		"run " + rd2.ID() + " of experiment " + synthrun.Datasets.Experiment,
+		"comparing run " + rd2.ID() + " (B) with baseline " + synthrun.Datasets.RunID + " (A)",
 		"8 cells measured in both runs",
 		" PNG figures",
 	} {
@@ -164,7 +164,7 @@ func TestNotebook(t *testing.T) {
 	}
 
 	// A lone run, named by YARDSTICK_RUN, with pending and failed cells.
-	lone, _, err := tabulatetest.Write(filepath.Join(t.TempDir(), "results"), tabulatetest.Options{Pending: 2, Failed: 3})
+	lone, _, err := synthrun.Datasets.Write(filepath.Join(t.TempDir(), "results"), synthrun.Options{Pending: 2, Failed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestNotebook(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err = runIn(t.TempDir(), []string{"YARDSTICK_RUN=" + lone.Root}, python, runner)
-	if err != nil || !strings.Contains(string(out), "Only one run of "+tabulatetest.Experiment) {
+	if err != nil || !strings.Contains(string(out), "Only one run of "+synthrun.Datasets.Experiment) {
 		t.Errorf("lone run: the notebook failed or did not say there is only one run: %v\n%s", err, out)
 	}
 
@@ -238,7 +238,7 @@ func tinyNotebook(source string) string {
 func writeRuns(t *testing.T) (results string, first, second *pipeline.RunDir) {
 	t.Helper()
 	results = filepath.Join(t.TempDir(), "results")
-	first, _, err := tabulatetest.Write(results, tabulatetest.Options{Pending: 2, Failed: 3, Fairness: []byte(fairnessJSON)})
+	first, _, err := synthrun.Datasets.Write(results, synthrun.Options{Pending: 2, Failed: 3, Fairness: []byte(fairnessJSON)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func writeRuns(t *testing.T) (results string, first, second *pipeline.RunDir) {
 		t.Fatal(err)
 	}
 	// A second run of the same experiment, so the Hive glob spans runs.
-	second, _, err = tabulatetest.Write(results, tabulatetest.Options{RunID: "20261201T000000Z-0000"})
+	second, _, err = synthrun.Datasets.Write(results, synthrun.Options{RunID: "20261201T000000Z-0000"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,20 @@ import (
 // with `yardstick datasets RUNDIR`.
 var ErrSchemaVersion = errors.New("table of another schema version")
 
+// guard turns a panic of the Parquet decoder, which a malformed file can
+// cause (a corrupt footer, an invalid logical type), into the reader's
+// error: bad input is an error, never a crash. Every exported reader
+// defers it.
+func guard(path string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("read %s: malformed Parquet file: %v", path, r)
+	}
+}
+
 // ReadMeta reads a table file's metadata from its footer only. It does not
 // check the schema version.
-func ReadMeta(path string) (Meta, error) {
+func ReadMeta(path string) (_ Meta, err error) {
+	defer guard(path, &err)
 	r, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return Meta{}, fmt.Errorf("read %s: %w", path, err)
@@ -49,7 +60,8 @@ func footerMeta(r *file.Reader) (Meta, error) {
 // ReadTable reads a whole table file into Arrow, with the schema stored in
 // the file (dictionary columns stay dictionaries). It checks the schema
 // version; the caller releases the table.
-func ReadTable(path string) (arrow.Table, Meta, error) {
+func ReadTable(path string) (_ arrow.Table, _ Meta, err error) {
+	defer guard(path, &err)
 	r, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("read %s: %w", path, err)
@@ -76,8 +88,9 @@ func ReadTable(path string) (arrow.Table, Meta, error) {
 
 // Read reads the table's file at path into rows, in file order, and its
 // metadata. Columns are matched by name and checked against the table's
-// schema.
-func (t *Table[R]) Read(path string) ([]R, Meta, error) {
+// schema. A missing file is an error wrapping fs.ErrNotExist.
+func (t *Table[R]) Read(path string) (_ []R, _ Meta, err error) {
+	defer guard(path, &err)
 	tbl, m, err := ReadTable(path)
 	if err != nil {
 		return nil, m, err

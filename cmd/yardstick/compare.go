@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"yardstick/stages/compare"
+	"yardstick/stages/report"
 )
 
 func init() {
@@ -28,13 +28,9 @@ func runCompare(_ context.Context, env *cliEnv, args []string) error {
 	if *format != "text" && *format != "markdown" {
 		return usagef("--format %q: want text or markdown", *format)
 	}
-	a, err := compare.Load(abs(env, args[0]))
+	c, err := report.Compare(abs(env, args[0]), abs(env, args[1]))
 	if err != nil {
 		return err
 	}
-	b, err := compare.Load(abs(env, args[1]))
-	if err != nil {
-		return err
-	}
-	return compare.Write(env.stdout, compare.Compare(a, b), *format == "markdown")
+	return c.Write(env.stdout, *format)
 }

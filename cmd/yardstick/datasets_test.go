@@ -5,11 +5,10 @@ import (
 	"os"
 	"strconv"
 
-	"yardstick/stages/report/reporttest"
-	"yardstick/stages/tabulate/tabulatetest"
+	"yardstick/internal/synthrun"
 )
 
-// mkrun writes the tabulatetest fixture run under the results directory it
+// mkrun writes the synthrun.Datasets fixture run under the results directory it
 // is given: mkrun RESULTS [PENDING [FAILED]].
 func init() {
 	scriptCommands["mkrun"] = func() {
@@ -18,18 +17,18 @@ func init() {
 			fmt.Fprintln(os.Stderr, "usage: mkrun RESULTS [PENDING [FAILED]]")
 			os.Exit(2)
 		}
-		var o tabulatetest.Options
+		var o synthrun.Options
 		if len(args) > 1 {
 			o.Pending, _ = strconv.Atoi(args[1])
 		}
 		if len(args) > 2 {
 			o.Failed, _ = strconv.Atoi(args[2])
 		}
-		if _, _, err := tabulatetest.Write(args[0], o); err != nil {
+		if _, _, err := synthrun.Datasets.Write(args[0], o); err != nil {
 			fmt.Fprintln(os.Stderr, "mkrun:", err)
 			os.Exit(1)
 		}
-		fmt.Println(tabulatetest.Path(args[0]))
+		fmt.Println(synthrun.Datasets.Path(args[0]))
 	}
 }
 
@@ -42,11 +41,11 @@ func init() {
 			fmt.Fprintln(os.Stderr, "usage: mkreportrun RESULTS")
 			os.Exit(2)
 		}
-		dir, err := reporttest.Write(os.Args[1])
+		rd, _, err := synthrun.Report.Write(os.Args[1], synthrun.Options{Tables: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mkreportrun:", err)
 			os.Exit(1)
 		}
-		fmt.Println(dir)
+		fmt.Println(rd.Root)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"unicode/utf8"
 )
 
-// A doc is the report as a list of blocks, rendered to Markdown and to
-// HTML by the same walk so that both say the same thing.
+// A doc is a document as a list of blocks (the report, a comparison),
+// rendered to Markdown, HTML or plain text by the same walk so that all
+// say the same thing.
 type doc struct {
 	blocks []block
 }
@@ -28,10 +30,13 @@ type block struct {
 	text  string
 	// caption is a table's preconditions line.
 	caption string
-	head    []string
-	rows    [][]string
-	items   []string
-	chart   *chartFile
+	// left is the number of a table's leading text columns, aligned
+	// left; the others hold numbers and align right.
+	left  int
+	head  []string
+	rows  [][]string
+	items []string
+	chart *chartFile
 }
 
 // A chartFile is one SVG chart written beside the report.
@@ -53,8 +58,14 @@ func (d *doc) list(items []string) {
 	d.blocks = append(d.blocks, block{kind: bList, items: items})
 }
 
+// table adds a table whose first column is text and the others numbers.
 func (d *doc) table(caption string, head []string, rows [][]string) {
-	d.blocks = append(d.blocks, block{kind: bTable, caption: caption, head: head, rows: rows})
+	d.tableLeft(1, caption, head, rows)
+}
+
+// tableLeft adds a table whose first left columns are text.
+func (d *doc) tableLeft(left int, caption string, head []string, rows [][]string) {
+	d.blocks = append(d.blocks, block{kind: bTable, caption: caption, left: left, head: head, rows: rows})
 }
 
 func (d *doc) chart(c *chartFile) {
@@ -102,7 +113,7 @@ func (d *doc) markdown() []byte {
 			}
 			b.WriteString("\n|")
 			for j := range bl.head {
-				if j == 0 {
+				if j < bl.left {
 					b.WriteString("---|")
 				} else {
 					b.WriteString("--:|")
@@ -122,6 +133,65 @@ func (d *doc) markdown() []byte {
 	}
 	return []byte(b.String())
 }
+
+// text renders the document as plain text for a terminal: headings and
+// paragraphs as lines, lists as "- " lines, tables as aligned columns;
+// inline code loses its backticks. Charts are named, not drawn.
+func (d *doc) text() []byte {
+	var b strings.Builder
+	for i, bl := range d.blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		switch bl.kind {
+		case bHeading, bPara:
+			b.WriteString(plain(bl.text) + "\n")
+		case bList:
+			for _, it := range bl.items {
+				b.WriteString("- " + plain(it) + "\n")
+			}
+		case bTable:
+			if bl.caption != "" {
+				b.WriteString(plain(bl.caption) + "\n")
+			}
+			textTable(&b, bl)
+		case bChart:
+			fmt.Fprintf(&b, "chart: %s (%s)\n", bl.chart.Title, bl.chart.File)
+		}
+	}
+	return []byte(b.String())
+}
+
+// textTable writes a table's head and rows in columns as wide as their
+// widest cell, two spaces apart, text left and numbers right.
+func textTable(b *strings.Builder, bl block) {
+	width := make([]int, len(bl.head))
+	for _, r := range append([][]string{bl.head}, bl.rows...) {
+		for j, c := range r {
+			if j < len(width) {
+				width[j] = max(width[j], utf8.RuneCountInString(plain(c)))
+			}
+		}
+	}
+	for _, r := range append([][]string{bl.head}, bl.rows...) {
+		var cells []string
+		for j, c := range r {
+			if j >= len(width) {
+				break
+			}
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(plain(c)))
+			if j < bl.left {
+				cells = append(cells, plain(c)+pad)
+			} else {
+				cells = append(cells, pad+plain(c))
+			}
+		}
+		b.WriteString(strings.TrimRight(strings.Join(cells, "  "), " ") + "\n")
+	}
+}
+
+// plain drops the backticks of inline code.
+func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
 
 // inline renders the few inline forms the text uses: `code`.
 func inline(s string) string {

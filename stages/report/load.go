@@ -106,22 +106,14 @@ func planOf(rows []datasets.Batch) *pipeline.Plan {
 	return p
 }
 
-// readTable reads one table file, turning a panic of the Parquet decoder
-// on a malformed file into an error. found is false when the file does not
-// exist.
+// readTable reads one table file through the datasets reader, which turns
+// a panic of the Parquet decoder on a malformed file into an error. found
+// is false when the file does not exist.
 func readTable[R any](tb *datasets.Table[R], dir string) (rows []R, m datasets.Meta, found bool, err error) {
 	path := tb.Path(dir)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, m, false, nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			rows, found, err = nil, true, fmt.Errorf("read %s: malformed Parquet file: %v", path, r)
-		}
-	}()
 	rows, m, err = tb.Read(path)
-	if err != nil {
-		return nil, m, true, err
-	}
-	return rows, m, true, nil
+	return rows, m, true, err
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -80,8 +81,9 @@ var radarAxes = []struct{ key, label string }{
 	{"rss", "RSS under load"}, {"cold", "cold start"}, {"cpu", "CPU/request"},
 }
 
-// A Point is a workload point: the cells table's payload, mode,
-// concurrency and open-loop rate.
+// A Point is a workload point as the cells table records it: payload,
+// mode, concurrency and open-loop rate. Its one name is Label, the part of
+// a cell name that pipeline.Point.Label gives.
 type Point struct {
 	Payload      int64 // -1: no payload axis
 	Mode         string
@@ -90,6 +92,9 @@ type Point struct {
 	Rate         float64 // open loop, absolute (0 with PeakFraction)
 }
 
+// pointOf is the planned point of a cell. An open-loop cell at a fraction
+// of peak is that fraction, not the rate it reached: each repeat measures
+// its own peak.
 func pointOf(c *datasets.Cell) Point {
 	p := Point{Payload: -1, Concurrency: -1, Mode: c.Mode}
 	if c.Payload != nil {
@@ -111,8 +116,26 @@ func comparePoints(a, b Point) int {
 		cmp.Compare(a.Concurrency, b.Concurrency), cmp.Compare(a.PeakFraction, b.PeakFraction), cmp.Compare(a.Rate, b.Rate))
 }
 
-// Label is the point's readable form: "payload 128 B, concurrency 8".
-func (p Point) Label() string {
+// plan is the point in the plan's form.
+func (p Point) plan() pipeline.Point {
+	pt := pipeline.Point{Mode: p.Mode, PeakFraction: p.PeakFraction, Rate: p.Rate}
+	if p.Payload >= 0 {
+		n := int(p.Payload)
+		pt.Payload = &n
+	}
+	if p.Concurrency >= 0 {
+		pt.Concurrency = int(p.Concurrency)
+	}
+	return pt
+}
+
+// Label names the point as cell names do: "c8-p128", "r2000", "r80pct"
+// (pipeline.Point.Label). It keys samples, compare's rows and chart files.
+func (p Point) Label() string { return p.plan().Label() }
+
+// Caption is the point in words for captions and chart titles: "payload
+// 128 B, concurrency 8".
+func (p Point) Caption() string {
 	var parts []string
 	if p.Payload >= 0 {
 		parts = append(parts, fmt.Sprintf("payload %d B", p.Payload))
@@ -126,23 +149,6 @@ func (p Point) Label() string {
 		parts = append(parts, fmt.Sprintf("open loop at %s rps", trimFloat(p.Rate)))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// slug is the point in file names: "p128-c8".
-func (p Point) slug() string {
-	var s []string
-	if p.Payload >= 0 {
-		s = append(s, fmt.Sprintf("p%d", p.Payload))
-	}
-	switch {
-	case p.Mode == "closed" && p.Concurrency >= 0:
-		s = append(s, fmt.Sprintf("c%d", p.Concurrency))
-	case p.PeakFraction > 0:
-		s = append(s, "peak"+trimFloat(100*p.PeakFraction))
-	default:
-		s = append(s, "rate"+trimFloat(p.Rate))
-	}
-	return strings.Join(s, "-")
 }
 
 // A Variant is a target variant of a batch, with the knobs that are its
@@ -159,8 +165,26 @@ type Variant struct {
 	Color     string
 }
 
-// A Group is the cells of one variant at one workload point: its repeats.
-type Group struct {
+// newVariant is the variant of cell c, with its knobs.
+func newVariant(c *datasets.Cell) *Variant {
+	v := &Variant{Label: c.Variant, Target: c.Target, Kind: c.Kind, firstSeq: c.Seq, Config: configOf(c), HeapBytes: -1}
+	switch {
+	case c.HeapBytes != nil:
+		v.HeapBytes, v.HeapLabel = *c.HeapBytes, "heap "+deref(c.Heap)
+	case c.GoMemLimit != nil:
+		v.HeapLabel = "GOMEMLIMIT " + *c.GoMemLimit
+		if c.GoMemLimitBytes != nil {
+			v.HeapBytes = *c.GoMemLimitBytes
+		} else {
+			v.HeapBytes = math.MaxInt64 // off: no limit
+		}
+	}
+	return v
+}
+
+// A Sample is the repeats of one variant at one workload point: their
+// measured values of a metric are one sample for the verdicts.
+type Sample struct {
 	Variant *Variant
 	Point   Point
 	Cells   []*datasets.Cell
@@ -171,9 +195,37 @@ type Group struct {
 	OK, UnfairN, Failed, Pending int
 }
 
-func (g *Group) values(m metric) []float64 {
+// measured says whether a cell has numbers: ok, or measured but unfair.
+func measured(c *datasets.Cell) bool {
+	return c.Status == pipeline.StatusOK || c.Status == pipeline.StatusUnfair
+}
+
+// add counts cell c, one repeat of the sample, by its status.
+func (s *Sample) add(c *datasets.Cell) {
+	s.Cells = append(s.Cells, c)
+	if measured(c) {
+		s.Measured = append(s.Measured, c)
+	}
+	switch c.Status {
+	case pipeline.StatusOK:
+		s.OK++
+	case pipeline.StatusUnfair:
+		s.UnfairN++
+		for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
+			if u = strings.TrimSpace(u); u != "" && !slices.Contains(s.Unfair, u) {
+				s.Unfair = append(s.Unfair, u)
+			}
+		}
+	case pipeline.StatusFailed:
+		s.Failed++
+	default:
+		s.Pending++
+	}
+}
+
+func (s *Sample) values(m metric) []float64 {
 	var vs []float64
-	for _, c := range g.Measured {
+	for _, c := range s.Measured {
 		if v, ok := m.get(c); ok {
 			vs = append(vs, v)
 		}
@@ -181,9 +233,9 @@ func (g *Group) values(m metric) []float64 {
 	return vs
 }
 
-func (g *Group) counts(m metric) []float64 {
+func (s *Sample) counts(m metric) []float64 {
 	var vs []float64
-	for _, c := range g.Measured {
+	for _, c := range s.Measured {
 		if v, ok := m.count(c); ok {
 			vs = append(vs, v)
 		}
@@ -198,7 +250,7 @@ type Batch struct {
 	Description string
 	Variants    []*Variant
 	Points      []Point
-	groups      map[string]*Group
+	samples     map[string]*Sample
 	// Noise is the declared noise band (batches table noise_band).
 	Noise float64
 	// Baseline is the baseline variant; nil leaves the batch without
@@ -211,116 +263,97 @@ type Batch struct {
 	cellIDs      map[string]*datasets.Cell
 }
 
-func groupKey(v string, p Point) string { return v + "\x00" + p.slug() + "\x00" + p.Mode }
+func sampleKey(v string, p Point) string { return v + "\x00" + p.Label() }
 
-// Group returns the group of variant v at point p, or nil.
-func (b *Batch) Group(v *Variant, p Point) *Group { return b.groups[groupKey(v.Label, p)] }
+// Sample returns the sample of variant v at point p, or nil.
+func (b *Batch) Sample(v *Variant, p Point) *Sample { return b.samples[sampleKey(v.Label, p)] }
+
+// add puts cell c into its variant's sample at its point.
+func (b *Batch) add(c *datasets.Cell) {
+	b.cellIDs[c.CellID] = c
+	i := slices.IndexFunc(b.Variants, func(v *Variant) bool { return v.Label == c.Variant })
+	if i < 0 {
+		b.Variants = append(b.Variants, newVariant(c))
+		i = len(b.Variants) - 1
+	}
+	v, p := b.Variants[i], pointOf(c)
+	k := sampleKey(v.Label, p)
+	s := b.samples[k]
+	if s == nil {
+		s = &Sample{Variant: v, Point: p}
+		b.samples[k] = s
+		if !slices.ContainsFunc(b.Points, func(q Point) bool { return comparePoints(p, q) == 0 }) {
+			b.Points = append(b.Points, p)
+		}
+	}
+	s.add(c)
+	b.Repeats = max(b.Repeats, c.Repeat)
+}
 
 // palette colours the variants in plan order; the baseline is always the
 // first colour.
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
-// buildBatches groups the cells table by batch, variant and point.
+// buildBatches groups the cells table by batch, variant and point, in
+// batch name order.
 func buildBatches(t *tables, baseline string) []*Batch {
 	byName := map[string]*Batch{}
-	var order []string
 	for i := range t.cells {
 		c := &t.cells[i]
 		b := byName[c.Batch]
 		if b == nil {
-			b = &Batch{Name: c.Batch, groups: map[string]*Group{}, cellIDs: map[string]*datasets.Cell{}}
+			b = &Batch{Name: c.Batch, samples: map[string]*Sample{}, cellIDs: map[string]*datasets.Cell{}}
 			byName[c.Batch] = b
-			order = append(order, c.Batch)
 		}
-		b.cellIDs[c.CellID] = c
-		var v *Variant
-		for _, x := range b.Variants {
-			if x.Label == c.Variant {
-				v = x
-			}
-		}
-		if v == nil {
-			v = &Variant{Label: c.Variant, Target: c.Target, Kind: c.Kind, firstSeq: c.Seq, Config: configOf(c), HeapBytes: -1}
-			switch {
-			case c.HeapBytes != nil:
-				v.HeapBytes, v.HeapLabel = *c.HeapBytes, "heap "+deref(c.Heap)
-			case c.GoMemLimit != nil:
-				v.HeapLabel = "GOMEMLIMIT " + *c.GoMemLimit
-				if c.GoMemLimitBytes != nil {
-					v.HeapBytes = *c.GoMemLimitBytes
-				} else {
-					v.HeapBytes = math.MaxInt64 // off: no limit
-				}
-			}
-			b.Variants = append(b.Variants, v)
-		}
-		p := pointOf(c)
-		k := groupKey(v.Label, p)
-		g := b.groups[k]
-		if g == nil {
-			g = &Group{Variant: v, Point: p}
-			b.groups[k] = g
-			if !slices.ContainsFunc(b.Points, func(q Point) bool { return comparePoints(p, q) == 0 }) {
-				b.Points = append(b.Points, p)
-			}
-		}
-		g.Cells = append(g.Cells, c)
-		b.Repeats = max(b.Repeats, c.Repeat)
-		switch c.Status {
-		case "ok":
-			g.OK++
-			g.Measured = append(g.Measured, c)
-		case "unfair":
-			g.UnfairN++
-			g.Measured = append(g.Measured, c)
-			for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
-				if u = strings.TrimSpace(u); u != "" && !slices.Contains(g.Unfair, u) {
-					g.Unfair = append(g.Unfair, u)
-				}
-			}
-		case "failed":
-			g.Failed++
-		default:
-			g.Pending++
-		}
+		b.add(c)
 	}
-	slices.Sort(order)
 	var out []*Batch
-	for _, name := range order {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		b := byName[name]
-		slices.SortFunc(b.Points, comparePoints)
-		slices.SortStableFunc(b.Variants, func(x, y *Variant) int { return cmp.Compare(x.firstSeq, y.firstSeq) })
-		for _, g := range b.groups {
-			slices.Sort(g.Unfair)
-		}
-		if t.plan != nil {
-			for i := range t.plan.Batches {
-				if t.plan.Batches[i].Name == name {
-					b.Plan = &t.plan.Batches[i]
-				}
-			}
-		}
-		if b.Plan != nil {
-			b.Noise = b.Plan.Fairness.Noise
-			b.Description = b.Plan.Description
-		}
-		b.Windows = windowsOf(t.cells, name)
+		b.finish(t)
 		chooseBaseline(b, baseline)
-		// The baseline takes the first colour; the others follow in plan order.
-		ci := 0
-		if b.Baseline != nil {
-			b.Baseline.Color = palette[0]
-			ci = 1
-		}
-		for _, v := range b.Variants {
-			if v != b.Baseline {
-				v.Color = palette[ci%len(palette)]
-				ci++
-			}
-		}
+		b.colour()
 		out = append(out, b)
 	}
 	return out
+}
+
+// finish orders the batch's points and variants and takes its
+// preconditions from the batches table and its windows from the cells.
+func (b *Batch) finish(t *tables) {
+	slices.SortFunc(b.Points, comparePoints)
+	slices.SortStableFunc(b.Variants, func(x, y *Variant) int { return cmp.Compare(x.firstSeq, y.firstSeq) })
+	for _, s := range b.samples {
+		slices.Sort(s.Unfair)
+	}
+	if t.plan != nil {
+		for i := range t.plan.Batches {
+			if t.plan.Batches[i].Name == b.Name {
+				b.Plan = &t.plan.Batches[i]
+			}
+		}
+	}
+	if b.Plan != nil {
+		b.Noise = b.Plan.Fairness.Noise
+		b.Description = b.Plan.Description
+	}
+	b.Windows = windowsOf(t.cells, b.Name)
+}
+
+// colour gives the baseline the first colour and the others the next
+// ones in plan order.
+func (b *Batch) colour() {
+	ci := 0
+	if b.Baseline != nil {
+		b.Baseline.Color = palette[0]
+		ci = 1
+	}
+	for _, v := range b.Variants {
+		if v != b.Baseline {
+			v.Color = palette[ci%len(palette)]
+			ci++
+		}
+	}
 }
 
 // chooseBaseline picks the batch's baseline: the --baseline flag, else
@@ -402,10 +435,10 @@ func windowsOf(cells []datasets.Cell, batch string) string {
 	return strings.Join(seen, "; ")
 }
 
-// compare runs the verdict of one metric of candidate g against baseline
-// base.
-func (b *Batch) compare(m metric, base, g *Group) stats.Comparison {
-	return stats.Compare(base.values(m), g.values(m), m.lower, b.Noise)
+// compare runs the verdict of one metric of candidate sample s against
+// baseline sample base, with the batch's noise band.
+func (b *Batch) compare(m metric, base, s *Sample) stats.Comparison {
+	return stats.Compare(base.values(m), s.values(m), m.lower, b.Noise)
 }
 
 // preconditions is the batch-wide precondition line every table carries.

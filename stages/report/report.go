@@ -1,6 +1,8 @@
 // Package report is the pipeline's last stage: it reads a run directory's
 // Parquet tables (through package datasets, and nothing else for numbers)
 // and writes report.md, a self-contained report.html and the SVG charts.
+// Compare (compare.go) reads two runs through the same read model and
+// renders their comparison through the same document model.
 //
 // The flow:
 //
@@ -9,12 +11,13 @@
 //     batches holds the CPU sets, declared noise bands and baselines). No
 //     other file is read. A foreign, truncated or mismatched file is an
 //     error, never a panic.
-//  2. model: cells grouped by batch, then variant x workload point; the
-//     repeats of a group are one sample (median, spread). Cells of status
+//  2. model (model.go): the metric registry; cells grouped by batch, then
+//     variant x workload point (named by pipeline.Point.Label); the
+//     repeats there are one Sample (median, spread). Cells of status
 //     ok and unfair are measured; unfair ones are marked wherever they
 //     appear; failed and pending ones are counted.
 //  3. verdicts: inside each batch only, every ranked metric of every
-//     variant against the batch's baseline with package verdict (tie inside
+//     variant against the batch's baseline with package stats (tie inside
 //     max(noise band, spread), Mann-Whitney U from five repeats). max is
 //     shown and never ranked. A baseline missing from a batch leaves that
 //     batch without ratios; batches are never ranked against each other.
@@ -194,7 +197,7 @@ func environment(d *doc, t *tables, batches []*Batch) {
 			noise = fmtPct(b.Noise)
 		}
 		var ok, unfair, failed, pending int
-		for _, g := range b.groups {
+		for _, g := range b.samples {
 			ok, unfair, failed, pending = ok+g.OK, unfair+g.UnfairN, failed+g.Failed, pending+g.Pending
 		}
 		rows = append(rows, []string{b.Name, strings.Join(vs, "; "), cpu, procs, b.Windows, fmt.Sprint(b.Repeats), noise,
@@ -244,15 +247,15 @@ func fairnessSection(d *doc, t *tables, batches []*Batch) {
 }
 
 // label is a variant's name in tables other than the main one, marked
-// when any of its cells at the point was unfair.
-func label(g *Group) string {
+// when any of its repeats at the point was unfair.
+func label(g *Sample) string {
 	if len(g.Unfair) > 0 {
 		return g.Variant.Label + " UNFAIR"
 	}
 	return g.Variant.Label
 }
 
-func status(g *Group) string {
+func status(g *Sample) string {
 	var parts []string
 	if g.UnfairN > 0 {
 		parts = append(parts, fmt.Sprintf("UNFAIR %d (%s)", g.UnfairN, strings.Join(g.Unfair, ", ")))
@@ -264,7 +267,7 @@ func status(g *Group) string {
 		parts = append(parts, fmt.Sprintf("pending %d", g.Pending))
 	}
 	if len(parts) == 0 {
-		return "ok"
+		return pipeline.StatusOK
 	}
 	return strings.Join(parts, ", ")
 }
@@ -286,7 +289,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Group(v, p)
+			g := b.Sample(v, p)
 			if g == nil {
 				continue
 			}
@@ -300,7 +303,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 			}
 			rows = append(rows, r)
 		}
-		d.table(b.preconditions()+" · "+p.Label(), head, rows)
+		d.table(b.preconditions()+" · "+p.Caption(), head, rows)
 	}
 
 	if b.Baseline != nil {
@@ -322,7 +325,7 @@ func ratios(d *doc, b *Batch) {
 	d.p("Candidate / baseline of the medians (for latency, memory, cold start and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
 	var warned []string
 	for _, p := range b.Points {
-		base := b.Group(b.Baseline, p)
+		base := b.Sample(b.Baseline, p)
 		if base == nil {
 			continue
 		}
@@ -334,7 +337,7 @@ func ratios(d *doc, b *Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Group(v, p)
+			g := b.Sample(v, p)
 			if g == nil || v == b.Baseline {
 				continue
 			}
@@ -358,7 +361,7 @@ func ratios(d *doc, b *Batch) {
 			rows = append(rows, r)
 		}
 		if len(rows) > 0 {
-			d.table(b.preconditions()+" · "+p.Label()+" · baseline "+b.Baseline.Label, head, rows)
+			d.table(b.preconditions()+" · "+p.Caption()+" · baseline "+b.Baseline.Label, head, rows)
 		}
 	}
 	if len(warned) > 0 {
@@ -367,11 +370,11 @@ func ratios(d *doc, b *Batch) {
 	}
 }
 
-// winner returns the group with the best median of m among gs, and
+// winner returns the sample with the best median of m among gs, and
 // whether the runner-up is tied with it (inside the noise).
-func winner(b *Batch, m metric, gs []*Group) (*Group, bool) {
+func winner(b *Batch, m metric, gs []*Sample) (*Sample, bool) {
 	type cand struct {
-		g   *Group
+		g   *Sample
 		med float64
 	}
 	var cs []cand
@@ -426,10 +429,10 @@ func wins(d *doc, b *Batch) {
 		unfair := map[string]int{}
 		tied, points := 0, 0
 		for _, p := range b.Points {
-			var gs []*Group
+			var gs []*Sample
 			anyUnfair := false
 			for _, v := range b.Variants {
-				if g := b.Group(v, p); g != nil {
+				if g := b.Sample(v, p); g != nil {
 					gs = append(gs, g)
 					anyUnfair = anyUnfair || len(g.Unfair) > 0
 				}
@@ -494,13 +497,13 @@ func peaks(d *doc, b *Batch) {
 	var rows [][]string
 	for _, pl := range slices.Sorted(maps.Keys(payloads)) {
 		for _, v := range b.Variants {
-			var best *Group
+			var best *Sample
 			bestRPS := math.Inf(-1)
 			for _, p := range b.Points {
 				if p.Mode != "closed" || p.Payload != pl {
 					continue
 				}
-				g := b.Group(v, p)
+				g := b.Sample(v, p)
 				if g == nil {
 					continue
 				}
@@ -541,7 +544,7 @@ func radar(d *doc, b *Batch) {
 			var logSum float64
 			var n int
 			for _, p := range b.Points {
-				base, g := b.Group(b.Baseline, p), b.Group(v, p)
+				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
 				if base == nil || g == nil {
 					continue
 				}
@@ -607,7 +610,7 @@ func curves(d *doc, b *Batch) {
 			for _, v := range b.Variants {
 				s := series{name: v.Label, color: v.Color}
 				for _, p := range pts {
-					if g := b.Group(v, p); g != nil {
+					if g := b.Sample(v, p); g != nil {
 						if vs := g.values(m); len(vs) > 0 {
 							s.pts = append(s.pts, xy{float64(p.Concurrency), stats.Median(vs)})
 						}
@@ -638,10 +641,10 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 	}
 	first := true
 	for _, p := range b.Points {
-		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + p.Label(), xLabel: "percentile (log scale of 1/(1-p))",
+		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + p.Caption(), xLabel: "percentile (log scale of 1/(1-p))",
 			yLabel: "latency (median of repeats)", xLog: true, yLog: true, xTicks: spectrumTicks, yFormat: fmtLatency, yTick: msTick, vline: math.NaN()}
 		for _, v := range b.Variants {
-			g := b.Group(v, p)
+			g := b.Sample(v, p)
 			if g == nil {
 				continue
 			}
@@ -675,7 +678,7 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 			d.p("From the spectrum table (the kept window's HdrHistogram at fixed percentiles), median over the repeats.")
 			first = false
 		}
-		d.chart(&chartFile{File: "spectrum-" + b.Name + "-" + p.slug() + ".svg", Title: ch.title, SVG: ch.svg()})
+		d.chart(&chartFile{File: "spectrum-" + b.Name + "-" + p.Label() + ".svg", Title: ch.title, SVG: ch.svg()})
 	}
 }
 
@@ -693,7 +696,7 @@ func ramp(d *doc, t *tables, b *Batch) {
 	for _, v := range b.Variants {
 		var first *datasets.Cell
 		for _, p := range b.Points {
-			if g := b.Group(v, p); g != nil {
+			if g := b.Sample(v, p); g != nil {
 				for _, c := range g.Measured {
 					if len(byCell[c.CellID]) > 0 && (first == nil || c.Seq < first.Seq) {
 						first = c
@@ -730,7 +733,7 @@ func ramp(d *doc, t *tables, b *Batch) {
 			ratio = fmt.Sprintf("%.2fx", sm/hm)
 		}
 		lb := v.Label
-		if first.Status == "unfair" {
+		if first.Status == pipeline.StatusUnfair {
 			lb += " UNFAIR"
 		}
 		rows = append(rows, []string{lb, first.CellName, fmt.Sprintf("%d s", len(head)), fmtRPS(hm), fmtRPS(sm), ratio})
@@ -757,7 +760,51 @@ func mean(vs []float64) float64 {
 	return s / float64(len(vs))
 }
 
+// A heapPanel is one chart of the heap gradient.
+type heapPanel struct {
+	key, title, ylabel string
+	format             func(float64) string
+}
+
+var heapPanels = []heapPanel{
+	{"rss", "RSS under load", "RSS (median)", fmtBytes},
+	{"rps", "throughput", "requests/s (median)", fmtRPS},
+	{"p99", "p99", "p99 (median)", fmtLatency},
+}
+
+// heapGradient shows the targets whose variants differ only in heap size:
+// a table and one chart per panel, a series per target and point.
 func heapGradient(d *doc, b *Batch) {
+	axis, heaps := heapAxes(b)
+	if len(axis) == 0 {
+		return
+	}
+	d.h(3, "Heap gradient")
+	d.p("Same service, only the heap (or GOMEMLIMIT) changed: RSS under load, throughput and p99 per heap size.")
+	charts := make([]*lineChart, len(heapPanels))
+	for i, pn := range heapPanels {
+		charts[i] = &lineChart{title: "Batch " + b.Name + ": heap gradient, " + pn.title, xLabel: "heap (MiB, log scale)", yLabel: pn.ylabel,
+			xLog: true, yFormat: pn.format, zeroY: true, vline: math.NaN()}
+	}
+	var rows [][]string
+	ci := 0
+	for _, tg := range axis {
+		for _, p := range b.Points {
+			rows = append(rows, heapPoint(b, tg, heaps[tg], p, palette[ci%len(palette)], charts)...)
+			ci++
+		}
+	}
+	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
+	for i, pn := range heapPanels {
+		charts[i].xTicks = dataTicks(charts[i].series)
+		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
+	}
+}
+
+// heapAxes are the batch's targets, in plan order, with more than one
+// heap size among their variants, and per target its variants ordered by
+// heap.
+func heapAxes(b *Batch) ([]string, map[string][]*Variant) {
 	heaps := map[string][]*Variant{}
 	var targets []string
 	for _, v := range b.Variants {
@@ -771,79 +818,62 @@ func heapGradient(d *doc, b *Batch) {
 	}
 	var axis []string
 	for _, tg := range targets {
-		vs := heaps[tg]
 		distinct := map[int64]bool{}
-		for _, v := range vs {
+		for _, v := range heaps[tg] {
 			distinct[v.HeapBytes] = true
 		}
 		if len(distinct) > 1 {
 			axis = append(axis, tg)
+			slices.SortStableFunc(heaps[tg], func(x, y *Variant) int { return compareF(float64(x.HeapBytes), float64(y.HeapBytes)) })
 		}
 	}
-	if len(axis) == 0 {
-		return
+	return axis, heaps
+}
+
+// heapPoint returns the table rows of target tg's variants vs at point p
+// and adds their medians to the panels' charts as one series each.
+func heapPoint(b *Batch, tg string, vs []*Variant, p Point, color string, charts []*lineChart) [][]string {
+	ss := make([]series, len(heapPanels))
+	for i := range ss {
+		ss[i] = series{name: tg + ", " + p.Caption(), color: color}
 	}
-	d.h(3, "Heap gradient")
-	d.p("Same service, only the heap (or GOMEMLIMIT) changed: RSS under load, throughput and p99 per heap size.")
 	var rows [][]string
-	type panel struct {
-		key, title, ylabel string
-		format             func(float64) string
-	}
-	panels := []panel{{"rss", "RSS under load", "RSS (median)", fmtBytes}, {"rps", "throughput", "requests/s (median)", fmtRPS}, {"p99", "p99", "p99 (median)", fmtLatency}}
-	charts := make([]*lineChart, len(panels))
-	for i, pn := range panels {
-		charts[i] = &lineChart{title: "Batch " + b.Name + ": heap gradient, " + pn.title, xLabel: "heap (MiB, log scale)", yLabel: pn.ylabel,
-			xLog: true, yFormat: pn.format, zeroY: true, vline: math.NaN()}
-	}
-	ci := 0
-	for _, tg := range axis {
-		vs := slices.Clone(heaps[tg])
-		slices.SortStableFunc(vs, func(x, y *Variant) int { return compareF(float64(x.HeapBytes), float64(y.HeapBytes)) })
-		for _, p := range b.Points {
-			ss := make([]series, len(panels))
-			for i := range ss {
-				ss[i] = series{name: tg + ", " + p.Label(), color: palette[ci%len(palette)]}
-			}
-			for _, v := range vs {
-				g := b.Group(v, p)
-				if g == nil {
-					continue
-				}
-				r := []string{label(g), v.HeapLabel, p.Label()}
-				for i, pn := range panels {
-					vals := g.values(metricByKey(pn.key))
-					r = append(r, fmtSample(vals, pn.format))
-					if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
-						ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
-					}
-				}
-				rows = append(rows, r)
-			}
-			for i := range panels {
-				if len(ss[i].pts) > 0 {
-					charts[i].series = append(charts[i].series, ss[i])
-				}
-			}
-			ci++
+	for _, v := range vs {
+		s := b.Sample(v, p)
+		if s == nil {
+			continue
 		}
-	}
-	for i := range charts {
-		var ticks []tick
-		seen := map[float64]bool{}
-		for _, s := range charts[i].series {
-			for _, p := range s.pts {
-				if !seen[p.x] {
-					seen[p.x] = true
-					ticks = append(ticks, tick{p.x, trimFloat(p.x)})
-				}
+		r := []string{label(s), v.HeapLabel, p.Caption()}
+		for i, pn := range heapPanels {
+			vals := s.values(metricByKey(pn.key))
+			r = append(r, fmtSample(vals, pn.format))
+			if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
+				ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
 			}
 		}
-		slices.SortFunc(ticks, func(a, b tick) int { return compareF(a.v, b.v) })
-		charts[i].xTicks = ticks
+		rows = append(rows, r)
 	}
-	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
-	for i, pn := range panels {
-		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
+	for i := range ss {
+		if len(ss[i].pts) > 0 {
+			charts[i].series = append(charts[i].series, ss[i])
+		}
 	}
+	return rows
+}
+
+// dataTicks are the distinct x values of the series, in order, labelled
+// as numbers.
+func dataTicks(ss []series) []tick {
+	var ticks []tick
+	seen := map[float64]bool{}
+	for _, s := range ss {
+		for _, p := range s.pts {
+			if !seen[p.x] {
+				seen[p.x] = true
+				ticks = append(ticks, tick{p.x, trimFloat(p.x)})
+			}
+		}
+	}
+	slices.SortFunc(ticks, func(a, b tick) int { return compareF(a.v, b.v) })
+	return ticks
 }

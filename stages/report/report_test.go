@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"yardstick/stages/report/reporttest"
+	"yardstick/internal/synthrun"
 )
 
-// fixtureDir is the reporttest run, written once for all tests.
+// fixtureDir is the synthrun.Report run with its tables, written once for
+// all tests.
 var fixtureDir string
 
 func TestMain(m *testing.M) {
@@ -22,11 +23,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fixtureDir, err = reporttest.Write(tmp)
+	rd, _, err := synthrun.Report.Write(tmp, synthrun.Options{Tables: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		os.Exit(1)
 	}
+	fixtureDir = rd.Root
 	code := m.Run()
 	os.RemoveAll(tmp)
 	os.Exit(code)
@@ -193,11 +195,11 @@ func TestSVGStructure(t *testing.T) {
 			}
 		}
 	}
-	s := svg("spectrum-main-p128-c8.svg")
+	s := svg("spectrum-main-c8-p128.svg")
 	if len(s.order) != 3 || s.series["go"] != 17 { // 18 percentiles less the max
 		t.Errorf("spectrum: %v", s.series)
 	}
-	s = svg("spectrum-main-p2048-c32.svg")
+	s = svg("spectrum-main-c32-p2048.svg")
 	if s.series["jvm-zgc (unfair)"] != 0 && s.series["jvm-zgc UNFAIR"] != 17 {
 		t.Errorf("spectrum with the unfair cell: %v", s.series)
 	}

@@ -69,121 +69,219 @@ func (c *lineChart) tr(v float64, log bool) float64 {
 	return v
 }
 
+// maxTicks bounds an axis's ticks, whatever the data: a hostile table with
+// huge or nearly equal values must not make a chart loop for ever.
+const maxTicks = 12
+
+// A frame maps data coordinates (after the log transform) to the plot
+// area.
+type frame struct {
+	x0, x1, y0, y1 float64
+	pw, ph         float64
+}
+
+func (f frame) px(v float64) float64 { return float64(marginL) + (v-f.x0)/(f.x1-f.x0)*f.pw }
+func (f frame) py(v float64) float64 { return float64(marginT) + f.ph - (v-f.y0)/(f.y1-f.y0)*f.ph }
+
 // svg draws the chart.
 func (c *lineChart) svg() string {
+	var b strings.Builder
+	svgOpen(&b, chartW, chartH, c.title)
+	f, yt, ok := c.frame()
+	if !ok {
+		b.WriteString(`<text x="20" y="60">no data</text>` + "\n</svg>\n")
+		return b.String()
+	}
+	c.drawYAxis(&b, f, yt)
+	c.drawXAxis(&b, f, c.xAxisTicks(f.x0, f.x1))
+	if !math.IsNaN(c.vline) {
+		v := c.tr(c.vline, c.xLog)
+		fmt.Fprintf(&b, `<g class="marker"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-dasharray="4 3"/><text x="%s" y="%s" fill="#555">%s</text></g>`+"\n",
+			f1(f.px(v)), f1(f.py(f.y1)), f1(f.px(v)), f1(f.py(f.y0)), f1(f.px(v)+4), f1(f.py(f.y1)+12), esc(c.vlineLabel))
+	}
+	for i, s := range c.series {
+		c.drawSeries(&b, f, i, s)
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// frame is the plot's extent over the finite points and the explicit x
+// ticks, with the y ticks; ok is false when there is nothing to draw or
+// the extent is not a finite range.
+func (c *lineChart) frame() (frame, []tick, bool) {
 	var xs, ys []float64
 	for _, s := range c.series {
 		for _, p := range s.pts {
-			if x, y := c.tr(p.x, c.xLog), c.tr(p.y, c.yLog); !math.IsNaN(x) && !math.IsNaN(y) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+			if x, y := c.tr(p.x, c.xLog), c.tr(p.y, c.yLog); finite(x) && finite(y) {
 				xs, ys = append(xs, x), append(ys, y)
 			}
 		}
 	}
-	var b strings.Builder
-	svgOpen(&b, chartW, chartH, c.title)
 	if len(xs) == 0 {
-		b.WriteString(`<text x="20" y="60">no data</text>` + "\n</svg>\n")
-		return b.String()
+		return frame{}, nil, false
 	}
-	x0, x1 := minMax(xs)
-	y0, y1 := minMax(ys)
+	f := frame{pw: float64(chartW - marginL - marginR), ph: float64(chartH - marginT - marB)}
+	f.x0, f.x1 = minMax(xs)
+	f.y0, f.y1 = minMax(ys)
 	for _, t := range c.xTicks {
-		v := c.tr(t.v, c.xLog)
-		x0, x1 = math.Min(x0, v), math.Max(x1, v)
+		if v := c.tr(t.v, c.xLog); finite(v) {
+			f.x0, f.x1 = math.Min(f.x0, v), math.Max(f.x1, v)
+		}
 	}
+	var yt []tick
+	f.y0, f.y1, yt = c.yAxis(f.y0, f.y1)
+	if f.x1 == f.x0 {
+		// One x: a range around it, wide enough to survive its precision.
+		w := math.Max(1, math.Abs(f.x0)*1e-6)
+		f.x0, f.x1 = f.x0-w, f.x1+w
+	}
+	if !finite(f.x1-f.x0) || !finite(f.y1-f.y0) || f.x1 <= f.x0 || f.y1 <= f.y0 {
+		return frame{}, nil, false
+	}
+	return f, yt, true
+}
+
+// yAxis widens [y0, y1] to whole decades (log) or a 1-2-5 step (linear)
+// and returns the ticks.
+func (c *lineChart) yAxis(y0, y1 float64) (float64, float64, []tick) {
 	var yt []tick
 	if c.yLog {
 		y0, y1 = math.Floor(y0), math.Ceil(y1)
 		if y1 == y0 {
 			y1++
 		}
-		for e := y0; e <= y1+1e-9; e++ {
-			f := c.yFormat
-			if c.yTick != nil {
-				f = c.yTick
-			}
+		f := c.yFormat
+		if c.yTick != nil {
+			f = c.yTick
+		}
+		for _, e := range decades(y0, y1) {
 			yt = append(yt, tick{e, f(math.Pow(10, e))})
 		}
-	} else {
-		if c.zeroY {
-			y0 = math.Min(0, y0)
-		}
-		var step float64
-		y0, y1, step = niceRange(y0, y1)
-		for v := y0; v <= y1+step/1e6; v += step {
-			yt = append(yt, tick{v, c.yFormat(v)})
-		}
+		return y0, y1, yt
 	}
-	if x1 == x0 {
-		x0, x1 = x0-1, x1+1
+	if c.zeroY {
+		y0 = math.Min(0, y0)
 	}
-	pw, ph := float64(chartW-marginL-marginR), float64(chartH-marginT-marB)
-	px := func(v float64) float64 { return float64(marginL) + (v-x0)/(x1-x0)*pw }
-	py := func(v float64) float64 { return float64(marginT) + ph - (v-y0)/(y1-y0)*ph }
+	y0, y1, step := niceRange(y0, y1)
+	for _, v := range steps(y0, y1, step) {
+		yt = append(yt, tick{v, c.yFormat(v)})
+	}
+	return y0, y1, yt
+}
 
-	// axes
-	fmt.Fprintf(&b, `<g class="axis y" stroke="#999">`+"\n")
-	for _, t := range yt {
-		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", f1(px(x0)), f1(py(t.v)), f1(px(x1)), f1(py(t.v)))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end" stroke="none" fill="#333">%s</text>`+"\n", f1(px(x0)-6), f1(py(t.v)+4), esc(t.label))
+// xAxisTicks are the explicit x ticks, else decades (log) or a 1-2-5
+// step (linear) inside [x0, x1].
+func (c *lineChart) xAxisTicks(x0, x1 float64) []tick {
+	if c.xTicks != nil {
+		return thin(c.xTicks)
 	}
-	fmt.Fprintf(&b, `<text class="label" transform="translate(14 %s) rotate(-90)" text-anchor="middle" stroke="none" fill="#333">%s</text>`+"\n", f1(float64(marginT)+ph/2), esc(c.yLabel))
-	b.WriteString("</g>\n")
-	xt := c.xTicks
-	if xt == nil {
-		if c.xLog {
-			for e := math.Floor(x0); e <= math.Ceil(x1); e++ {
-				xt = append(xt, tick{math.Pow(10, e), trimFloat(math.Pow(10, e))})
-			}
-		} else {
-			lo, hi, step := niceRange(x0, x1)
-			for v := lo; v <= hi+step/1e6; v += step {
-				if v >= x0-1e-9 && v <= x1+1e-9 {
-					xt = append(xt, tick{v, trimFloat(math.Round(v*1000) / 1000)})
-				}
-			}
+	var xt []tick
+	if c.xLog {
+		for _, e := range decades(math.Floor(x0), math.Ceil(x1)) {
+			xt = append(xt, tick{math.Pow(10, e), trimFloat(math.Pow(10, e))})
+		}
+		return xt
+	}
+	lo, hi, step := niceRange(x0, x1)
+	for _, v := range steps(lo, hi, step) {
+		if v >= x0-1e-9 && v <= x1+1e-9 {
+			xt = append(xt, tick{v, trimFloat(math.Round(v*1000) / 1000)})
 		}
 	}
-	fmt.Fprintf(&b, `<g class="axis x" stroke="#999">`+"\n")
-	fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", f1(px(x0)), f1(py(y0)), f1(px(x1)), f1(py(y0)))
+	return xt
+}
+
+func (c *lineChart) drawYAxis(b *strings.Builder, f frame, yt []tick) {
+	fmt.Fprintf(b, `<g class="axis y" stroke="#999">`+"\n")
+	for _, t := range yt {
+		fmt.Fprintf(b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e5e5e5"/>`+"\n", f1(f.px(f.x0)), f1(f.py(t.v)), f1(f.px(f.x1)), f1(f.py(t.v)))
+		fmt.Fprintf(b, `<text class="tick" x="%s" y="%s" text-anchor="end" stroke="none" fill="#333">%s</text>`+"\n", f1(f.px(f.x0)-6), f1(f.py(t.v)+4), esc(t.label))
+	}
+	fmt.Fprintf(b, `<text class="label" transform="translate(14 %s) rotate(-90)" text-anchor="middle" stroke="none" fill="#333">%s</text>`+"\n", f1(float64(marginT)+f.ph/2), esc(c.yLabel))
+	b.WriteString("</g>\n")
+}
+
+func (c *lineChart) drawXAxis(b *strings.Builder, f frame, xt []tick) {
+	fmt.Fprintf(b, `<g class="axis x" stroke="#999">`+"\n")
+	fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", f1(f.px(f.x0)), f1(f.py(f.y0)), f1(f.px(f.x1)), f1(f.py(f.y0)))
 	for _, t := range xt {
 		v := c.tr(t.v, c.xLog)
-		if v < x0-1e-9 || v > x1+1e-9 {
+		if v < f.x0-1e-9 || v > f.x1+1e-9 {
 			continue
 		}
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", f1(px(v)), f1(py(y0)), f1(px(v)), f1(py(y0)+5))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle" stroke="none" fill="#333">%s</text>`+"\n", f1(px(v)), f1(py(y0)+18), esc(t.label))
+		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", f1(f.px(v)), f1(f.py(f.y0)), f1(f.px(v)), f1(f.py(f.y0)+5))
+		fmt.Fprintf(b, `<text class="tick" x="%s" y="%s" text-anchor="middle" stroke="none" fill="#333">%s</text>`+"\n", f1(f.px(v)), f1(f.py(f.y0)+18), esc(t.label))
 	}
-	fmt.Fprintf(&b, `<text class="label" x="%s" y="%d" text-anchor="middle" stroke="none" fill="#333">%s</text>`+"\n", f1(float64(marginL)+pw/2), chartH-10, esc(c.xLabel))
+	fmt.Fprintf(b, `<text class="label" x="%s" y="%d" text-anchor="middle" stroke="none" fill="#333">%s</text>`+"\n", f1(float64(marginL)+f.pw/2), chartH-10, esc(c.xLabel))
 	b.WriteString("</g>\n")
-	if !math.IsNaN(c.vline) {
-		v := c.tr(c.vline, c.xLog)
-		fmt.Fprintf(&b, `<g class="marker"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-dasharray="4 3"/><text x="%s" y="%s" fill="#555">%s</text></g>`+"\n",
-			f1(px(v)), f1(py(y1)), f1(px(v)), f1(py(y0)), f1(px(v)+4), f1(py(y1)+12), esc(c.vlineLabel))
-	}
-	for i, s := range c.series {
-		fmt.Fprintf(&b, `<g class="series" data-name="%s" stroke="%s" fill="%s">`+"\n", esc(s.name), s.color, s.color)
-		var pts []string
-		for _, p := range s.pts {
-			x, y := c.tr(p.x, c.xLog), c.tr(p.y, c.yLog)
-			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
-				continue
-			}
-			pts = append(pts, f1(px(x))+","+f1(py(y)))
+}
+
+// drawSeries draws series i: its line, a circle per point and its legend
+// entry.
+func (c *lineChart) drawSeries(b *strings.Builder, f frame, i int, s series) {
+	fmt.Fprintf(b, `<g class="series" data-name="%s" stroke="%s" fill="%s">`+"\n", esc(s.name), s.color, s.color)
+	var pts []string
+	for _, p := range s.pts {
+		x, y := c.tr(p.x, c.xLog), c.tr(p.y, c.yLog)
+		if !finite(x) || !finite(y) {
+			continue
 		}
-		fmt.Fprintf(&b, `<polyline class="line" fill="none" stroke-width="2" points="%s"/>`+"\n", strings.Join(pts, " "))
-		for _, p := range pts {
-			xy := strings.SplitN(p, ",", 2)
-			fmt.Fprintf(&b, `<circle class="point" cx="%s" cy="%s" r="3"/>`+"\n", xy[0], xy[1])
-		}
-		b.WriteString("</g>\n")
-		// legend
-		ly := marginT + 8 + 20*i
-		fmt.Fprintf(&b, `<g class="legend"><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d">%s</text></g>`+"\n",
-			chartW-marginR+12, ly, chartW-marginR+32, ly, s.color, chartW-marginR+38, ly+4, esc(s.name))
+		pts = append(pts, f1(f.px(x))+","+f1(f.py(y)))
 	}
-	b.WriteString("</svg>\n")
-	return b.String()
+	fmt.Fprintf(b, `<polyline class="line" fill="none" stroke-width="2" points="%s"/>`+"\n", strings.Join(pts, " "))
+	for _, p := range pts {
+		xy := strings.SplitN(p, ",", 2)
+		fmt.Fprintf(b, `<circle class="point" cx="%s" cy="%s" r="3"/>`+"\n", xy[0], xy[1])
+	}
+	b.WriteString("</g>\n")
+	ly := marginT + 8 + 20*i
+	fmt.Fprintf(b, `<g class="legend"><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d">%s</text></g>`+"\n",
+		chartW-marginR+12, ly, chartW-marginR+32, ly, s.color, chartW-marginR+38, ly+4, esc(s.name))
+}
+
+// thin keeps at most maxTicks+1 of the ticks, every k-th, so that labels
+// from the data (one per point or heap size) stay readable.
+func thin(ts []tick) []tick {
+	if len(ts) <= maxTicks {
+		return ts
+	}
+	k := (len(ts) + maxTicks - 1) / maxTicks
+	var out []tick
+	for i := 0; i < len(ts); i += k {
+		out = append(out, ts[i])
+	}
+	return out
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// decades are the whole exponents from e0 to e1, every one when there
+// are at most maxTicks, else every k-th.
+func decades(e0, e1 float64) []float64 {
+	if !finite(e0) || !finite(e1) || e1 < e0 {
+		return nil
+	}
+	stride := math.Max(1, math.Ceil((e1-e0+1)/maxTicks))
+	var out []float64
+	for i := 0.0; i <= maxTicks && e0+i*stride <= e1+1e-9; i++ {
+		out = append(out, e0+i*stride)
+	}
+	return out
+}
+
+// steps are lo, lo+step, ... up to hi; none when the step is not a
+// usable one (not finite, lost in lo's precision, or more than maxTicks
+// of them).
+func steps(lo, hi, step float64) []float64 {
+	if !finite(lo) || !finite(hi) || !finite(step) || step <= 0 || lo+step == lo || (hi-lo)/step > maxTicks {
+		return nil
+	}
+	var out []float64
+	for v := lo; v <= hi+step/1e6 && len(out) <= maxTicks; v += step {
+		out = append(out, v)
+	}
+	return out
 }
 
 func minMax(vs []float64) (float64, float64) {

@@ -10,15 +10,15 @@ import (
 	"testing"
 
 	"yardstick/datasets"
+	"yardstick/internal/synthrun"
 	"yardstick/pipeline"
 	"yardstick/stages/tabulate"
-	"yardstick/stages/tabulate/tabulatetest"
 	"yardstick/stats/hdrstat"
 )
 
-func writeFixture(t *testing.T, o tabulatetest.Options) (*pipeline.RunDir, *pipeline.Plan) {
+func writeFixture(t *testing.T, o synthrun.Options) (*pipeline.RunDir, *pipeline.Plan) {
 	t.Helper()
-	rd, p, err := tabulatetest.Write(t.TempDir(), o)
+	rd, p, err := synthrun.Datasets.Write(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func writeFixture(t *testing.T, o tabulatetest.Options) (*pipeline.RunDir, *pipe
 }
 
 func TestRunWritesEveryTable(t *testing.T) {
-	rd, p := writeFixture(t, tabulatetest.Options{Pending: 2, Failed: 3})
+	rd, p := writeFixture(t, synthrun.Options{Pending: 2, Failed: 3})
 	s, err := tabulate.Run(rd, "v-test")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestRunWritesEveryTable(t *testing.T) {
 
 // TestRebuildIsByteIdentical: the same checkpoints give the same bytes.
 func TestRebuildIsByteIdentical(t *testing.T) {
-	rd, _ := writeFixture(t, tabulatetest.Options{Pending: 1, Failed: 2})
+	rd, _ := writeFixture(t, synthrun.Options{Pending: 1, Failed: 2})
 	read := func() map[string][]byte {
 		s, err := tabulate.Run(rd, "v-test")
 		if err != nil {
@@ -89,13 +89,13 @@ func TestRebuildIsByteIdentical(t *testing.T) {
 // hdrhistogram-go's rounded rank, so the interop check (which compares
 // with hdr-histogram-js exactly) would catch a switch to Go's convention.
 func TestFixtureExercisesPercentileConvention(t *testing.T) {
-	p, err := tabulatetest.Plan()
+	p, err := synthrun.Datasets.Plan()
 	if err != nil {
 		t.Fatal(err)
 	}
 	differ := 0
 	for i := range p.Cells {
-		cp, err := tabulatetest.Checkpoint(&p.Cells[i], false)
+		cp, err := synthrun.Datasets.Checkpoint(p, &p.Cells[i], false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestFixtureExercisesPercentileConvention(t *testing.T) {
 // TestCellsColumns: what the cells table says about a pending, a failed
 // and an ok cell, read back through the datasets reader.
 func TestCellsColumns(t *testing.T) {
-	rd, p := writeFixture(t, tabulatetest.Options{Pending: 1, Failed: 1, Fairness: []byte(`[
+	rd, p := writeFixture(t, synthrun.Options{Pending: 1, Failed: 1, Fairness: []byte(`[
 		{"check": "processors", "scope": "batch", "batch": "closed", "expected": 1, "measured": 1, "unit": "processors", "pass": true}]`)})
 	if _, err := tabulate.Run(rd, "v-test"); err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestCellsColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Experiment != tabulatetest.Experiment || meta.RunID != tabulatetest.RunID || meta.PlanHash != p.Hash || meta.Version != "v-test" {
+	if meta.Experiment != synthrun.Datasets.Experiment || meta.RunID != synthrun.Datasets.RunID || meta.PlanHash != p.Hash || meta.Version != "v-test" {
 		t.Errorf("meta %+v", meta)
 	}
 	if len(cells) != len(p.Cells) {
@@ -195,7 +195,7 @@ func deref[T any](p *T) T {
 
 // TestWarnings: what a reader of the tables should hear about.
 func TestWarnings(t *testing.T) {
-	rd, p := writeFixture(t, tabulatetest.Options{NoEnvironment: true})
+	rd, p := writeFixture(t, synthrun.Options{NoEnvironment: true})
 	cp, err := rd.ReadCheckpoint(p.Cells[0].ID)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestErrors(t *testing.T) {
 		"checkpoint wrong": {"", "its checkpoint is for cell"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			o := tabulatetest.Options{}
+			o := synthrun.Options{}
 			if c.fairness != "" {
 				o.Fairness = []byte(c.fairness)
 			}

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+	"yardstick/stats"
+)
+
+// fixtureSide reads the fixture run as one side of a comparison.
+func fixtureSide(t *testing.T) *side {
+	t.Helper()
+	s, err := readSide(fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// sideOf is a side made of cells, with the fixture's metadata.
+func sideOf(t *testing.T, cells []datasets.Cell, env []datasets.Environment) *side {
+	t.Helper()
+	tb := &tables{meta: fixtureSide(t).t.meta, cells: cells, env: env}
+	return &side{t: tb, batches: buildBatches(tb, "")}
+}
+
+func rowsOf(c *Comparison) []string {
+	var out []string
+	for _, r := range c.rows {
+		out = append(out, fmt.Sprintf("%s/%s/%s x%d", r.Batch, r.Variant, r.Point.Label(), r.Repeats))
+	}
+	return out
+}
+
+// A run compared with itself: every measured cell is joined, every verdict
+// a tie; the failed cell is left out of its row and the unfair one marks
+// its row.
+func TestCompareRunWithItself(t *testing.T) {
+	c, err := Compare(fixtureDir, fixtureDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.onlyA)+len(c.onlyB) != 0 || !c.driftKnown || len(c.drift) != 0 {
+		t.Errorf("only A %v, only B %v, drift %v (known %v)", c.onlyA, c.onlyB, c.drift, c.driftKnown)
+	}
+	rows := rowsOf(c)
+	if len(rows) != 15 || !slices.Contains(rows, "main/go/c8-p128 x4") || !slices.Contains(rows, "heap/jvm-512m/c32-p128 x1") {
+		t.Errorf("rows %v", rows)
+	}
+	var out bytes.Buffer
+	if err := c.Write(&out, "text"); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		"yardstick compare reportfix run 20261130T062300Z-r3p0 (A) with run 20261130T062300Z-r3p0 (B)",
+		"Same plan (hash ", "Nothing: the same binaries", "None: every measured cell is in both runs.",
+		"\nmain   jvm-zgc UNFAIR  c32-p2048        5  1.00x ~ (p=1.000)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, r := range c.rows {
+		for i, v := range r.Comparisons {
+			if v.Verdict != stats.Tie {
+				t.Errorf("%s/%s/%s %s: %s against itself", r.Batch, r.Variant, r.Point.Label(), compareMetrics[i], v.Verdict)
+			}
+		}
+	}
+	if err := c.Write(&out, "pdf"); err == nil {
+		t.Error("format pdf accepted")
+	}
+}
+
+// Twice the throughput in B is better, with the test's p-value; fewer
+// cells in A are B's only; a changed kernel in the environment table is
+// what changed around the cells when the runs have no lock.
+func TestCompareVerdictsAndDrift(t *testing.T) {
+	a := fixtureSide(t)
+	cells := slices.Clone(a.t.cells)
+	for i := range cells {
+		if c := &cells[i]; c.Variant == "jvm-g1" && c.RPS != nil {
+			rps := 2 * *c.RPS
+			c.RPS = &rps
+		}
+	}
+	env := slices.Clone(a.t.env)
+	env[0].Kernel = "6.12.9"
+	b := sideOf(t, cells, env)
+	a = sideOf(t, slices.DeleteFunc(slices.Clone(a.t.cells), func(c datasets.Cell) bool { return c.CellName == "main/go/c32-p128/r2" }), a.t.env)
+	c := join(a, b)
+	if !slices.Equal(c.onlyB, []string{"main/go/c32-p128/r2"}) || len(c.onlyA) != 0 {
+		t.Errorf("only A %v, only B %v", c.onlyA, c.onlyB)
+	}
+	var out bytes.Buffer
+	if err := c.Write(&out, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	for _, want := range []string{
+		"- environment `kernel`: `6.1.0-28-amd64` → `6.12.9`\n",
+		"- only in B: main/go/c32-p128/r2\n",
+		"| main | go | c32-p128 | 4 | 1.00x ~ |",
+		"| main | jvm-g1 | c8-p128 | 5 | 2.00x better (p=0.008) | 1.00x ~ (p=1.000) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// openLoopCells are the cells of an open-loop batch at 80% and 90% of
+// each repeat's peak, as the cells table has them: peak_fraction from the
+// plan, rate_target what the load generator aimed at (each repeat's own
+// peak times the fraction), or null where it did not say.
+func openLoopCells(rateKnown bool) []datasets.Cell {
+	var cells []datasets.Cell
+	for i, frac := range []float64{0.8, 0.9} {
+		for r := int64(1); r <= 5; r++ {
+			pl, f, rps := int64(128), frac, 1000+float64(r)
+			c := datasets.Cell{Batch: "open", CellID: fmt.Sprintf("id%d-%d", i, r), Seq: int64(5*i) + r,
+				CellName: fmt.Sprintf("open/go/r%.0fpct-p128/r%d", 100*frac, r), Target: "go", Variant: "go", Kind: "go",
+				Payload: &pl, Mode: "open", PeakFraction: &f, Repeat: r, Status: pipeline.StatusOK, RPS: &rps}
+			if rateKnown {
+				rate := frac * (9000 + 100*float64(r))
+				c.RateTarget = &rate
+			}
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
+
+// Fix: compare grouped open-loop cells by the rate they reached and not by
+// their planned fraction of peak, so that the repeats of "80% of peak"
+// split into one row each (each repeat measures its own peak), and where
+// the rate was unknown 80% and 90% collided in one row. Points are now
+// the plan's, named as cell names name them.
+func TestCompareOpenLoopPeakFraction(t *testing.T) {
+	for _, known := range []bool{true, false} {
+		a, b := sideOf(t, openLoopCells(known), nil), sideOf(t, openLoopCells(known), nil)
+		c := join(a, b)
+		if got := rowsOf(c); !slices.Equal(got, []string{"open/go/r80pct-p128 x5", "open/go/r90pct-p128 x5"}) {
+			t.Errorf("rate known %v: rows %v, want one row of five repeats per fraction of peak", known, got)
+		}
+		if c.driftKnown {
+			t.Error("drift known without lock or environment")
+		}
+	}
+}
