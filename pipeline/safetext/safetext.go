@@ -88,8 +88,11 @@ func (t TerminalWriter) Write(p []byte) (int, error) {
 
 // MarkdownCell escapes s for a cell of a Markdown table (or a line of
 // Markdown text): the characters that end a cell, start a link, an image,
-// emphasis, code or raw HTML are backslash-escaped or written as
-// entities, line breaks become spaces, and terminal controls are escaped.
+// code or raw HTML are backslash-escaped or written as entities, line
+// breaks become spaces, and terminal controls are escaped. Emphasis
+// characters (*, _, ~) are left alone: they can restyle text inside the
+// cell but not leave it, and escaping them would make every check name
+// (nagle_floor) harder to read in the raw file.
 func MarkdownCell(s string) string {
 	s = Terminal(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 	var b strings.Builder
@@ -101,7 +104,7 @@ func MarkdownCell(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '|', '`', '*', '_', '[', ']', '~':
+		case '\\', '|', '`', '[', ']':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

@@ -42,7 +42,7 @@ func TestMarkdownCell(t *testing.T) {
 		"[click](javascript:alert(1))":  `\[click\](javascript:alert(1))`,
 		"<img src=x onerror=alert(1)>":  "&lt;img src=x onerror=alert(1)&gt;",
 		"two\nlines\r\n":                "two lines ",
-		"*bold* _em_ ~~del~~ `code` \\": "\\*bold\\* \\_em\\_ \\~\\~del\\~\\~ \\`code\\` \\\\",
+		"*bold* _em_ ~~del~~ `code` \\": "*bold* _em_ ~~del~~ \\`code\\` \\\\",
 		"esc \x1b[31m":                  `esc \\x1b\[31m`,
 	} {
 		if got := MarkdownCell(in); got != want {

@@ -5,6 +5,8 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
+
+	"yardstick/pipeline/safetext"
 )
 
 // A doc is a document as a list of blocks (the report, a comparison),
@@ -37,6 +39,9 @@ type block struct {
 	rows  [][]string
 	items []string
 	chart *chartFile
+	// literal: text is untrusted (a definition's description), shown as
+	// it is: no inline code, Markdown escaped.
+	literal bool
 }
 
 // A chartFile is one SVG chart written beside the report.
@@ -52,6 +57,11 @@ func (d *doc) h(level int, format string, args ...any) {
 
 func (d *doc) p(format string, args ...any) {
 	d.blocks = append(d.blocks, block{kind: bPara, text: fmt.Sprintf(format, args...)})
+}
+
+// literal adds a paragraph of untrusted text, shown as it is.
+func (d *doc) literal(text string) {
+	d.blocks = append(d.blocks, block{kind: bPara, text: text, literal: true})
 }
 
 func (d *doc) list(items []string) {
@@ -82,9 +92,9 @@ func (d *doc) charts() []*chartFile {
 	return out
 }
 
-func mdCell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
-}
+// mdCell escapes a table cell: cells hold values read from the datasets
+// (names, labels, check details), which may come from elsewhere.
+func mdCell(s string) string { return safetext.MarkdownCell(s) }
 
 // markdown renders the document as GitHub-flavoured Markdown; charts are
 // images next to the file.
@@ -98,6 +108,10 @@ func (d *doc) markdown() []byte {
 		case bHeading:
 			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", bl.level), bl.text)
 		case bPara:
+			if bl.literal {
+				b.WriteString(safetext.MarkdownCell(bl.text) + "\n")
+				break
+			}
 			b.WriteString(bl.text + "\n")
 		case bList:
 			for _, it := range bl.items {
@@ -231,6 +245,10 @@ func (d *doc) html(title string) []byte {
 		case bHeading:
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, inline(bl.text), bl.level)
 		case bPara:
+			if bl.literal {
+				fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(bl.text))
+				break
+			}
 			fmt.Fprintf(&b, "<p>%s</p>\n", inline(bl.text))
 		case bList:
 			b.WriteString("<ul>\n")

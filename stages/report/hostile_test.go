@@ -142,3 +142,21 @@ func TestTicksBounded(t *testing.T) {
 		t.Error("steps over the whole float64 range")
 	}
 }
+
+// TestNamesFromTablesAreChecked: a batch name or variant label read from
+// Parquet becomes part of a chart's file name only if it is a plain name.
+func TestNamesFromTablesAreChecked(t *testing.T) {
+	for _, c := range []datasets.Cell{
+		{Batch: "../../../../tmp/x", Variant: "go"},
+		{Batch: "main", Variant: "../go"},
+		{Batch: "main", Variant: "go/x"},
+		{Batch: "", Variant: "go"},
+	} {
+		if err := checkNames([]datasets.Cell{c}); err == nil {
+			t.Errorf("checkNames accepted batch %q variant %q", c.Batch, c.Variant)
+		}
+	}
+	if err := checkNames([]datasets.Cell{{Batch: "main", Variant: "jvm-zgc-512m"}}); err != nil {
+		t.Errorf("checkNames refused a plain cell: %v", err)
+	}
+}

@@ -41,6 +41,9 @@ func load(dir string) (*tables, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no %s: not a run directory with datasets (run yardstick datasets on it)", dir, datasets.Cells.File())
 	}
+	if err := checkNames(t.cells); err != nil {
+		return nil, fmt.Errorf("%s: %s: refused: %w", dir, datasets.Cells.File(), err)
+	}
 	optional := func(name string, m datasets.Meta, found bool, err error) error {
 		if err != nil {
 			return err
@@ -116,4 +119,20 @@ func readTable[R any](tb *datasets.Table[R], dir string) (rows []R, m datasets.M
 	}
 	rows, m, err = tb.Read(path)
 	return rows, m, true, err
+}
+
+// checkNames re-validates the names the report turns into file names
+// (chart files carry the batch name and a point label): tables may come
+// from elsewhere.
+func checkNames(cells []datasets.Cell) error {
+	for i := range cells {
+		c := &cells[i]
+		if err := pipeline.CheckName("batch", c.Batch); err != nil {
+			return err
+		}
+		if len(c.Variant) > 200 || !pipeline.LabelRE.MatchString(c.Variant) {
+			return fmt.Errorf("variant label %q is not a plain name", c.Variant)
+		}
+	}
+	return nil
 }

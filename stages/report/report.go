@@ -97,6 +97,9 @@ func Run(dir string, o Options) (Result, error) {
 		return res, fmt.Errorf("report: %w", err)
 	}
 	write := func(name string, data []byte) error {
+		if name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+			return fmt.Errorf("report: file name %q is not a plain name", name)
+		}
 		p := filepath.Join(res.Out, name)
 		if err := pipeline.WriteFileAtomic(p, data); err != nil {
 			return fmt.Errorf("report: %w", err)
@@ -275,7 +278,7 @@ func status(g *Sample) string {
 func batchSection(d *doc, t *tables, b *Batch) {
 	d.h(2, "Batch %s", b.Name)
 	if b.Description != "" {
-		d.p("%s", b.Description)
+		d.literal(b.Description)
 	}
 	d.p("Preconditions: %s.", b.preconditions())
 	d.p("%s", b.BaselineNote)
