@@ -27,7 +27,7 @@ func TestServes(t *testing.T) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 
-	paths := []string{"/ready"} // svctest.Nginx's readiness request
+	var paths []string
 	get := func(path string) svctest.Reply {
 		paths = append(paths, path)
 		return svctest.Get(t, client, up.Base+path)
@@ -62,7 +62,8 @@ func TestServes(t *testing.T) {
 
 	// the access log: one JSON line per request, the samples' fields
 	// (one connection, one request at a time: the lines are in order)
-	lines := svctest.WaitLines(t, logFile, len(paths), 5*time.Second)
+	lines := svctest.WaitRequests(t, logFile, len(paths),
+		func(l string) bool { return strings.Contains(l, `"path":"/ready"`) }, 5*time.Second)
 	if len(lines) != len(paths) {
 		t.Fatalf("access log has %d lines for %d requests", len(lines), len(paths))
 	}
@@ -82,7 +83,7 @@ func TestServes(t *testing.T) {
 			t.Errorf("access log line %d %q, want GET %s", i+1, l, paths[i])
 		}
 	}
-	t.Logf("access-log line for GET /health: %d bytes", len(lines[1])+1)
+	t.Logf("access-log line for GET /health: %d bytes", len(lines[0])+1)
 
 	// worker_processes 2: two worker children of the master
 	if n := workers(t, up.Pid()); n != 2 {

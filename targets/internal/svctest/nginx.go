@@ -17,8 +17,9 @@ type NginxOptions struct {
 // Upstream is a running nginx upstream.
 type Upstream struct {
 	*Proc
-	Base string // http://127.0.0.1:PORT
-	Dir  string // run.sh's --dir: config, pid file, error log, bodies
+	Base      string // http://127.0.0.1:PORT
+	Dir       string // run.sh's --dir: config, pid file, error log, bodies
+	AccessLog string // the access log file, "" when off
 }
 
 // Nginx starts the nginx upstream (targets/nginx/run.sh) on a free
@@ -41,5 +42,5 @@ func Nginx(t testing.TB, o NginxOptions) Upstream {
 	p := Start(t, "nginx", nil, args...)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	p.WaitReady(t, base+"/ready", 10*time.Second)
-	return Upstream{Proc: p, Base: base, Dir: dir}
+	return Upstream{Proc: p, Base: base, Dir: dir, AccessLog: o.AccessLog}
 }

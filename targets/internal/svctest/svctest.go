@@ -365,3 +365,27 @@ func WaitLines(t testing.TB, file string, n int, d time.Duration) []string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// WaitRequests waits at most d for file to hold n lines after the leading
+// ones that readiness probes left (those for which isReady is true: the
+// probe's 200, and probes that timed out while the server was starting but
+// were answered later), and returns those n or more lines. It fails the
+// test when no readiness line leads the file.
+func WaitRequests(t testing.TB, file string, n int, isReady func(line string) bool, d time.Duration) []string {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		lines := WaitLines(t, file, 0, d)
+		k := 0
+		for k < len(lines) && isReady(lines[k]) {
+			k++
+		}
+		if k > 0 && len(lines)-k >= n {
+			return lines[k:]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d lines, want readiness lines then %d: %q", file, len(lines), n, lines)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
