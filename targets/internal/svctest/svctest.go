@@ -54,11 +54,19 @@ func RepoRoot(t testing.TB) string {
 // test other code than the tree's.
 func Artifact(t testing.TB, rel string, sources ...string) string {
 	t.Helper()
-	root := RepoRoot(t)
+	path, err := checkArtifact(RepoRoot(t), rel, sources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// checkArtifact is Artifact's check under root.
+func checkArtifact(root, rel string, sources ...string) (string, error) {
 	path := filepath.Join(root, rel)
 	fi, err := os.Stat(path)
 	if err != nil {
-		t.Fatalf("%s not found: run make frameworks (%v)", rel, err)
+		return "", fmt.Errorf("%s not found: run make frameworks (%w)", rel, err)
 	}
 	for _, src := range sources {
 		err := filepath.WalkDir(filepath.Join(root, src), func(p string, d fs.DirEntry, err error) error {
@@ -79,10 +87,10 @@ func Artifact(t testing.TB, rel string, sources ...string) string {
 			return nil
 		})
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
-	return path
+	return path, nil
 }
 
 // LookPath fails the test with hint when tool is not on PATH.
