@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package gatewaygo_test checks targets/gateway-go, the Go gateway (Caddy
 // v2 built from the nested module in caddy/), from outside: bin/gateway-go
 // (make frameworks) runs through run.sh in front of the nginx upstream

@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package helidon_test checks the Helidon SE 4 target as `make frameworks`
 // built it (bin/helidon.jar and its AOT cache bin/helidon.aot), from
 // outside: every endpoint, the access-log switch, the virtual-thread

@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package nginx_test checks targets/nginx, the nginx upstream of the
 // gateway experiments: run.sh renders its config and starts the real nginx
 // (Debian's package) on a free loopback port; the tests check the bodies it

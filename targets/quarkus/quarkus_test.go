@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package quarkus_test checks the Quarkus 3 target as `make frameworks`
 // built it (bin/quarkus.jar), from outside: every endpoint, the access-log
 // switch, the event-loop and worker threads in /proc, the @Blocking

@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package scg_test checks targets/scg, Spring Cloud Gateway, from outside:
 // bin/scg.jar (make frameworks) runs in front of the nginx upstream
 // (targets/nginx) on free loopback ports; the tests check forwarding, the

@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package vertx_test checks the Vert.x 5 target as `make frameworks` built
 // it (bin/vertx.jar), from outside: every endpoint, the access-log switch,
 // the event-loop and worker threads in /proc, /api/sleep on the worker pool

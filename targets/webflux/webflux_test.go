@@ -1,3 +1,5 @@
+//go:build frameworks
+
 // Package webflux_test checks targets/webflux, the sample service on
 // Spring WebFlux, from outside: bin/webflux.jar (make frameworks) runs on a
 // free loopback port and every answer is compared with the Go sample's
