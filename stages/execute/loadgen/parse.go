@@ -312,8 +312,7 @@ func (p *parser) take(data, sep []byte, limit int) (piece []byte, n int, ok bool
 	return piece, end - old, true, nil
 }
 
-// parseHead reads the status line and the headers that frame the body,
-// and moves to the state that reads the body.
+// parseHead reads the status line and the headers that frame the body.
 func (p *parser) parseHead(h []byte) error {
 	line, h, _ := bytes.Cut(h, crlf)
 	status, ok := parseStatusLine(line)
@@ -322,39 +321,8 @@ func (p *parser) parseHead(h []byte) error {
 	}
 	p.status = status
 	p.close = line[7] == '0'
-	f, err := p.parseHeaders(h)
-	if err != nil {
-		return err
-	}
-	return p.frame(f)
-}
-
-// parseStatusLine reads "HTTP/1.x SSS[ reason]" and returns the status.
-func parseStatusLine(line []byte) (status int, ok bool) {
-	if len(line) < 12 || !bytes.HasPrefix(line, httpPrefix) || line[7] < '0' || line[7] > '9' ||
-		line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
-		return 0, false
-	}
-	for _, c := range line[9:12] {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		status = status*10 + int(c-'0')
-	}
-	return status, status >= 100
-}
-
-// framing is what a response's headers say about how its body ends.
-type framing struct {
-	contentLength int64 // -1 without Content-Length
-	te            bool  // Transfer-Encoding is set
-	chunked       bool  // and chunked is the last coding applied
-}
-
-// parseHeaders reads the header lines after the status line: the ones that
-// frame the body, and Connection, which it applies to p.close.
-func (p *parser) parseHeaders(h []byte) (framing, error) {
-	f := framing{contentLength: -1}
+	contentLength := int64(-1)
+	te, chunked := false, false
 	for len(h) > 0 {
 		var l []byte
 		l, h, _ = bytes.Cut(h, crlf)
@@ -363,24 +331,24 @@ func (p *parser) parseHeaders(h []byte) (framing, error) {
 		}
 		colon := bytes.IndexByte(l, ':')
 		if colon <= 0 || !isTokenBytes(l[:colon]) {
-			return f, errParse
+			return errParse
 		}
 		name, value := l[:colon], bytes.TrimSpace(l[colon+1:])
 		switch {
 		case equalFold(name, "content-length"):
 			n, ok := parseDec(value)
-			if !ok || (f.contentLength >= 0 && n != f.contentLength) {
-				return f, errParse // not a number, or two different lengths
+			if !ok || (contentLength >= 0 && n != contentLength) {
+				return errParse // not a number, or two different lengths
 			}
-			f.contentLength = n
+			contentLength = n
 		case equalFold(name, "transfer-encoding"):
 			// The body is chunked when chunked is the last coding applied.
-			f.te = true
+			te = true
 			last := value
 			if i := bytes.LastIndexByte(value, ','); i >= 0 {
 				last = bytes.TrimSpace(value[i+1:])
 			}
-			f.chunked = equalFold(last, "chunked")
+			chunked = equalFold(last, "chunked")
 		case equalFold(name, "connection"):
 			if containsFold(value, "close") {
 				p.close = true
@@ -389,15 +357,7 @@ func (p *parser) parseHeaders(h []byte) (framing, error) {
 			}
 		}
 	}
-	return f, nil
-}
-
-// frame picks the state that reads the body of a response with status
-// p.status and headers f: none, a counted body, chunks, or everything up
-// to the end of the connection. A 1xx response goes back to stHead for the
-// final one.
-func (p *parser) frame(f framing) error {
-	switch status := p.status; {
+	switch {
 	case status == 101:
 		return errUpgrade
 	case status < 200:
@@ -410,22 +370,36 @@ func (p *parser) frame(f framing) error {
 	case p.headOnly || status == 204 || status == 304:
 		p.state = stBody
 		p.remaining = 0
-	case f.chunked:
+	case chunked:
 		p.state = stChunkSize
-	case f.te:
+	case te:
 		// A coding other than chunked last: the body ends with the connection.
 		p.state = stUntilClose
 		p.close = true
-	case f.contentLength > MaxResponseBody:
+	case contentLength > MaxResponseBody:
 		return errBodySize
-	case f.contentLength >= 0:
+	case contentLength >= 0:
 		p.state = stBody
-		p.remaining = f.contentLength
+		p.remaining = contentLength
 	default:
 		p.state = stUntilClose
 		p.close = true
 	}
 	return nil
+}
+
+// parseStatusLine reads "HTTP/1.x SSS[ reason]" and returns the status,
+// 100 to 999.
+func parseStatusLine(line []byte) (status int, ok bool) {
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[7]-'0' > 9 ||
+		line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+		return 0, false
+	}
+	d0, d1, d2 := line[9]-'0', line[10]-'0', line[11]-'0'
+	if d0 == 0 || d0 > 9 || d1 > 9 || d2 > 9 { // below 100, or not three digits
+		return 0, false
+	}
+	return int(d0)*100 + int(d1)*10 + int(d2), true
 }
 
 func equalFold(b []byte, lower string) bool {
