@@ -84,100 +84,154 @@ func (p *parser) release() {
 // bytes mean); the parser is ready for the next response. When done is
 // false and err is nil, all of data was used and the parser waits for more.
 // An error is final for the connection.
+//
+// Each state has its own step method; feed runs them in turn until one
+// completes a response, needs more bytes or fails.
 func (p *parser) feed(data []byte) (n int, done bool, err error) {
 	for {
+		var used int
+		var s step
 		switch p.state {
 		case stHead:
-			if !p.maybeStatusLine(data[n:]) {
-				return n, false, errParse
-			}
-			head, used, ok, err := p.take(data[n:], crlfcrlf, MaxResponseHead-p.headUsed)
-			n += used
-			if err != nil {
-				return n, false, errHeaderSize
-			}
-			if !ok {
-				return n, false, nil
-			}
-			p.headUsed += len(head)
-			if err := p.parseHead(head); err != nil {
-				return n, false, err
-			}
+			used, s, err = p.head(data[n:])
 		case stBody, stChunkData:
-			k := min(int64(len(data)-n), p.remaining)
-			p.remaining -= k
-			n += int(k)
-			if p.remaining > 0 {
-				return n, false, nil
-			}
-			if p.state == stBody {
-				p.complete()
-				return n, true, nil
-			}
-			p.state = stChunkEnd
+			used, s = p.counted(data[n:])
 		case stChunkSize:
-			line, used, ok, err := p.take(data[n:], crlf, maxChunkLine)
-			n += used
-			if err != nil {
-				return n, false, errChunkLine
-			}
-			if !ok {
-				return n, false, nil
-			}
-			size, okSize := parseHex(line[:len(line)-2])
-			if !okSize {
-				return n, false, errParse
-			}
-			if size == 0 {
-				p.state = stTrailer
-				p.headUsed = 0
-				continue
-			}
-			if size > MaxResponseBody-p.body {
-				return n, false, errBodySize
-			}
-			p.body += size
-			p.remaining = size
-			p.state = stChunkData
+			used, s, err = p.chunkSize(data[n:])
 		case stChunkEnd:
-			for p.remaining < 2 {
-				if n == len(data) {
-					return n, false, nil
-				}
-				if data[n] != crlf[p.remaining] {
-					return n, false, errParse
-				}
-				n++
-				p.remaining++
-			}
-			p.remaining = 0
-			p.state = stChunkSize
+			used, s, err = p.chunkEnd(data[n:])
 		case stTrailer:
-			line, used, ok, err := p.take(data[n:], crlf, MaxResponseHead-p.headUsed)
-			n += used
-			if err != nil {
-				return n, false, errHeaderSize
-			}
-			if !ok {
-				return n, false, nil
-			}
-			p.headUsed += len(line)
-			if len(line) == 2 {
-				p.complete()
-				return n, true, nil
-			}
-			if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isTokenBytes(line[:colon]) {
-				return n, false, errParse
-			}
+			used, s, err = p.trailer(data[n:])
 		case stUntilClose:
-			k := int64(len(data) - n)
-			if k > MaxResponseBody-p.body {
-				return n, false, errBodySize
-			}
-			p.body += k
-			return len(data), false, nil
+			used, s, err = p.untilClose(data[n:])
+		}
+		n += used
+		if err != nil || s != stepOn {
+			return n, s == stepDone, err
 		}
 	}
+}
+
+// step is what a state's step method did with the bytes it was given,
+// besides the bytes it used.
+type step uint8
+
+const (
+	stepOn   step = iota // moved to another state; feed goes on with the rest
+	stepMore             // used all it was given and waits for the next read
+	stepDone             // completed a response
+)
+
+// head reads the status line and headers (stHead), 1xx heads included, and
+// moves to the state that frames the body.
+func (p *parser) head(data []byte) (int, step, error) {
+	if !p.maybeStatusLine(data) {
+		return 0, stepMore, errParse
+	}
+	head, used, ok, err := p.take(data, crlfcrlf, MaxResponseHead-p.headUsed)
+	if err != nil {
+		return used, stepMore, errHeaderSize
+	}
+	if !ok {
+		return used, stepMore, nil
+	}
+	p.headUsed += len(head)
+	return used, stepOn, p.parseHead(head)
+}
+
+// counted passes over the remaining bytes of a Content-Length body
+// (stBody) or of one chunk's data (stChunkData).
+func (p *parser) counted(data []byte) (int, step) {
+	k := min(int64(len(data)), p.remaining)
+	p.remaining -= k
+	if p.remaining > 0 {
+		return int(k), stepMore
+	}
+	if p.state == stBody {
+		p.complete()
+		return int(k), stepDone
+	}
+	p.state = stChunkEnd
+	return int(k), stepOn
+}
+
+// chunkSize reads one chunk-size line (stChunkSize); size 0 ends the
+// chunks and starts the trailers.
+func (p *parser) chunkSize(data []byte) (int, step, error) {
+	line, used, ok, err := p.take(data, crlf, maxChunkLine)
+	if err != nil {
+		return used, stepMore, errChunkLine
+	}
+	if !ok {
+		return used, stepMore, nil
+	}
+	size, okSize := parseHex(line[:len(line)-2])
+	if !okSize {
+		return used, stepMore, errParse
+	}
+	if size == 0 {
+		p.state = stTrailer
+		p.headUsed = 0
+		return used, stepOn, nil
+	}
+	if size > MaxResponseBody-p.body {
+		return used, stepMore, errBodySize
+	}
+	p.body += size
+	p.remaining = size
+	p.state = stChunkData
+	return used, stepOn, nil
+}
+
+// chunkEnd checks the CRLF after a chunk's data (stChunkEnd), which reads
+// may split.
+func (p *parser) chunkEnd(data []byte) (int, step, error) {
+	n := 0
+	for p.remaining < 2 {
+		if n == len(data) {
+			return n, stepMore, nil
+		}
+		if data[n] != crlf[p.remaining] {
+			return n, stepMore, errParse
+		}
+		n++
+		p.remaining++
+	}
+	p.remaining = 0
+	p.state = stChunkSize
+	return n, stepOn, nil
+}
+
+// trailer reads one trailer line (stTrailer); the empty line completes the
+// response.
+func (p *parser) trailer(data []byte) (int, step, error) {
+	line, used, ok, err := p.take(data, crlf, MaxResponseHead-p.headUsed)
+	if err != nil {
+		return used, stepMore, errHeaderSize
+	}
+	if !ok {
+		return used, stepMore, nil
+	}
+	p.headUsed += len(line)
+	if len(line) == 2 {
+		p.complete()
+		return used, stepDone, nil
+	}
+	if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isTokenBytes(line[:colon]) {
+		return used, stepMore, errParse
+	}
+	return used, stepOn, nil
+}
+
+// untilClose counts a body that the end of the connection delimits
+// (stUntilClose): all of data is body.
+func (p *parser) untilClose(data []byte) (int, step, error) {
+	k := int64(len(data))
+	if k > MaxResponseBody-p.body {
+		return 0, stepMore, errBodySize
+	}
+	p.body += k
+	return len(data), stepMore, nil
 }
 
 // complete readies the parser for the next response, keeping the status
@@ -261,19 +315,8 @@ func (p *parser) take(data, sep []byte, limit int) (piece []byte, n int, ok bool
 // parseHead reads the status line and the headers that frame the body.
 func (p *parser) parseHead(h []byte) error {
 	line, h, _ := bytes.Cut(h, crlf)
-	// HTTP/1.x SSS[ reason]
-	if len(line) < 12 || !bytes.HasPrefix(line, httpPrefix) || line[7] < '0' || line[7] > '9' ||
-		line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
-		return errParse
-	}
-	status := 0
-	for _, c := range line[9:12] {
-		if c < '0' || c > '9' {
-			return errParse
-		}
-		status = status*10 + int(c-'0')
-	}
-	if status < 100 {
+	status, ok := parseStatusLine(line)
+	if !ok {
 		return errParse
 	}
 	p.status = status
@@ -343,6 +386,20 @@ func (p *parser) parseHead(h []byte) error {
 		p.close = true
 	}
 	return nil
+}
+
+// parseStatusLine reads "HTTP/1.x SSS[ reason]" and returns the status,
+// 100 to 999.
+func parseStatusLine(line []byte) (status int, ok bool) {
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[7]-'0' > 9 ||
+		line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+		return 0, false
+	}
+	d0, d1, d2 := line[9]-'0', line[10]-'0', line[11]-'0'
+	if d0 == 0 || d0 > 9 || d1 > 9 || d2 > 9 { // below 100, or not three digits
+		return 0, false
+	}
+	return int(d0)*100 + int(d1)*10 + int(d2), true
 }
 
 func equalFold(b []byte, lower string) bool {

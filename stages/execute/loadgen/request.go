@@ -77,9 +77,27 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 // MaxRequestHead or MaxRequestBody, or whose variants together would break
 // MaxRenderedRequests, before it allocates them.
 func requestTemplate(s *Spec) (head, body string, variants int, err error) {
+	head, err = requestHead(s)
+	if err != nil {
+		return "", "", 0, err
+	}
+	head, body, err = substitutePayload(s, head, s.Body)
+	if err != nil {
+		return "", "", 0, err
+	}
+	variants, err = varyVariants(s, head, body)
+	if err != nil {
+		return "", "", 0, err
+	}
+	return head, body, variants, nil
+}
+
+// requestHead renders the request line and headers, placeholders still in
+// them, without the Content-Length and the empty line that end the head.
+func requestHead(s *Spec) (string, error) {
 	u, err := url.Parse(s.URL)
 	if err != nil {
-		return "", "", 0, fmt.Errorf("url: %w", err)
+		return "", fmt.Errorf("url: %w", err)
 	}
 	path := u.EscapedPath()
 	// url.Parse escapes braces; let the placeholders through unescaped.
@@ -99,7 +117,7 @@ func requestTemplate(s *Spec) (head, body string, variants int, err error) {
 		k, v, _ := strings.Cut(h, ":")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if strings.EqualFold(k, "Host") || strings.EqualFold(k, "Content-Length") {
-			return "", "", 0, fmt.Errorf("header %q is set by the load generator", k)
+			return "", fmt.Errorf("header %q is set by the load generator", k)
 		}
 		if strings.EqualFold(k, "Content-Type") {
 			hasCT = true
@@ -109,10 +127,14 @@ func requestTemplate(s *Spec) (head, body string, variants int, err error) {
 	if s.Body != "" && !hasCT {
 		tmpl.WriteString("Content-Type: application/octet-stream\r\n")
 	}
-	head, body = tmpl.String(), s.Body
+	return tmpl.String(), nil
+}
 
-	// Sizes once substituted, from the placeholder counts: the two payload
-	// placeholders cannot overlap, so the counts are exact.
+// substitutePayload replaces {payload_text} and {payload} in head and body,
+// once it has checked from the placeholder counts that the results keep
+// within MaxRequestHead and MaxRequestBody.
+func substitutePayload(s *Spec, head, body string) (string, string, error) {
+	// The two payload placeholders cannot overlap, so the counts are exact.
 	num := strconv.Itoa(s.Payload)
 	grown := func(t string) int64 {
 		return int64(len(t)) +
@@ -120,25 +142,31 @@ func requestTemplate(s *Spec) (head, body string, variants int, err error) {
 			int64(strings.Count(t, pipeline.PayloadPlaceholder))*int64(len(num)-len(pipeline.PayloadPlaceholder))
 	}
 	if n := grown(head); n > MaxRequestHead {
-		return "", "", 0, fmt.Errorf("request head would be %d bytes, more than %d: keep {payload_text} out of the path and headers", n, MaxRequestHead)
+		return "", "", fmt.Errorf("request head would be %d bytes, more than %d: keep {payload_text} out of the path and headers", n, MaxRequestHead)
 	}
 	if n := grown(body); n > MaxRequestBody {
-		return "", "", 0, fmt.Errorf("request body would be %d bytes, more than %d (64 MiB)", n, MaxRequestBody)
+		return "", "", fmt.Errorf("request body would be %d bytes, more than %d (64 MiB)", n, MaxRequestBody)
 	}
 	sub := strings.NewReplacer(pipeline.PayloadTextPlaceholder, payload(s.Payload), pipeline.PayloadPlaceholder, num)
 	head, body = sub.Replace(head), sub.Replace(body)
 	if strings.ContainsAny(strings.ReplaceAll(head, pipeline.VaryPlaceholder, ""), "\x00") {
-		return "", "", 0, fmt.Errorf("request head holds a NUL byte")
+		return "", "", fmt.Errorf("request head holds a NUL byte")
 	}
+	return head, body, nil
+}
 
-	// {vary} is counted after the payload substitution: an empty
-	// {payload_text} can join the pieces of one.
+// varyVariants says how many {vary} variants of head and body to render
+// (0 without {vary}), after checking that the widest value keeps each
+// within MaxRequestHead and MaxRequestBody and that all of them together
+// keep within MaxRenderedRequests. {vary} is counted after the payload
+// substitution: an empty {payload_text} can join the pieces of one.
+func varyVariants(s *Spec, head, body string) (int, error) {
 	nh, nb := strings.Count(head, pipeline.VaryPlaceholder), strings.Count(body, pipeline.VaryPlaceholder)
 	if nh+nb == 0 {
-		return head, body, 0, nil
+		return 0, nil
 	}
 	lo, hi := s.varyRange()
-	variants = s.Variants
+	variants := s.Variants
 	if variants <= 0 {
 		variants = DefaultVariants
 	}
@@ -149,16 +177,16 @@ func requestTemplate(s *Spec) (head, body string, variants int, err error) {
 	grow := int64(len(strconv.FormatUint(hi, 10)) - len(pipeline.VaryPlaceholder))
 	h, b := int64(len(head))+int64(nh)*grow, int64(len(body))+int64(nb)*grow
 	if h > MaxRequestHead {
-		return "", "", 0, fmt.Errorf("request head would be %d bytes, more than %d", h, MaxRequestHead)
+		return 0, fmt.Errorf("request head would be %d bytes, more than %d", h, MaxRequestHead)
 	}
 	if b > MaxRequestBody {
-		return "", "", 0, fmt.Errorf("request body would be %d bytes, more than %d (64 MiB)", b, MaxRequestBody)
+		return 0, fmt.Errorf("request body would be %d bytes, more than %d (64 MiB)", b, MaxRequestBody)
 	}
 	if total := int64(variants) * (h + b + 40); total > MaxRenderedRequests {
-		return "", "", 0, fmt.Errorf("%d {vary} variants of a %d-byte request would hold %d bytes, more than %d (256 MiB): ask for fewer variants or a smaller payload",
+		return 0, fmt.Errorf("%d {vary} variants of a %d-byte request would hold %d bytes, more than %d (256 MiB): ask for fewer variants or a smaller payload",
 			variants, h+b, total, MaxRenderedRequests)
 	}
-	return head, body, variants, nil
+	return variants, nil
 }
 
 func methodHasBody(m string) bool {

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"net"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -17,105 +18,173 @@ import (
 // ctx stops the run early; the result then covers what was measured up to
 // the stop. Run does not pin the process; see [Pin].
 func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, fmt.Errorf("load generator spec: %w", err)
-	}
-	s := spec.withDefaults()
-	hostport, _ := TargetAddr(s.URL)
-	addr, err := resolve(hostport)
+	r, err := newRunner(spec)
 	if err != nil {
-		return nil, fmt.Errorf("target: %w", err)
+		return nil, err
 	}
-	reqs, err := renderRequests(&s, hostport)
-	if err != nil {
-		return nil, fmt.Errorf("request template: %w", err)
+	if err := r.makeWorkers(); err != nil {
+		return nil, err
 	}
-	nw := s.Workers
-	if nw == 0 {
-		nw = usableCPUs()
-	}
-	nw = max(min(nw, s.Connections), 1)
-	rate := s.EffectiveRate()
-	sched := Schedule{Connections: int64(s.Connections), Rate: rate}
-	dur := int64(time.Duration(s.Duration))
-	seconds := int(dur/int64(time.Second)) + 2
-
-	var stop atomic.Bool
-	out := make(chan *tally, nw*seconds+nw) // never full: a worker cannot block on it
-	final := make(chan *tally, nw)
-	free := make(chan *tally, nw*2)
-	workers := make([]*worker, nw)
-	for i := range workers {
-		w, err := newWorker(addr, reqs, s.Seed, i)
-		if err != nil {
-			for _, o := range workers[:i] {
-				unix.Close(o.ep)
-			}
-			return nil, fmt.Errorf("load generator: epoll: %w", err)
-		}
-		w.end, w.timeout = dur, int64(time.Duration(s.Timeout))
-		w.open, w.sched, w.stop = rate > 0, sched, &stop
-		w.out, w.free = out, free
-		w.quota = -1
-		if s.MaxRequests > 0 {
-			w.quota = s.MaxRequests / int64(nw)
-			if int64(i) < s.MaxRequests%int64(nw) {
-				w.quota++
-			}
-		}
-		workers[i] = w
-	}
-	for c := 0; c < s.Connections; c++ {
-		workers[c%nw].addConn(int64(c))
-	}
-
-	for _, w := range workers {
-		w.prepare()
-	}
-	for range cap(free) {
-		free <- newTally()
-	}
-	agg := newAggregator(nw, free, onInterval)
+	r.prepare(onInterval)
 	cpu0, err := SelfCPU()
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	for _, w := range workers {
-		w.start = start
-		go w.run(final)
-	}
-	stoppedBy := "duration"
-	done := ctx.Done()
-	for finished := 0; finished < nw; {
-		select {
-		case t := <-out:
-			agg.take(t)
-		case t := <-final:
-			finished++
-			// every tally a worker handed in before its final one is in out already
-			for len(out) > 0 {
-				agg.take(<-out)
-			}
-			agg.take(t)
-		case <-done:
-			stop.Store(true)
-			stoppedBy = "stop"
-			done = nil
-		}
-	}
-	for len(out) > 0 {
-		agg.take(<-out)
-	}
-	agg.flush()
+	r.start()
+	stoppedBy := r.collect(ctx)
 	cpu1, err := SelfCPU()
 	if err != nil {
 		return nil, err
 	}
+	return r.result(stoppedBy, cpu1.Sub(cpu0))
+}
+
+// A runner holds one Run's state from step to step: the spec with defaults
+// applied, the shape of the load, the workers and the channels on which
+// they hand in their tallies.
+type runner struct {
+	s     Spec
+	addr  *net.TCPAddr
+	reqs  *requests
+	nw    int     // workers
+	rate  float64 // requests per second; 0 for a closed loop
+	sched Schedule
+	dur   int64 // ns
+	stop  atomic.Bool
+
+	out   chan *tally // per-second tallies; never full: a worker cannot block on it
+	final chan *tally // each worker's last tally
+	free  chan *tally // cleared tallies for the workers to reuse
+
+	workers []*worker
+	agg     *aggregator
+}
+
+// newRunner checks spec, resolves its target, renders its requests and
+// sizes the run: how many workers, at what rate, for how long.
+func newRunner(spec Spec) (*runner, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("load generator spec: %w", err)
+	}
+	r := &runner{s: spec.withDefaults()}
+	hostport, _ := TargetAddr(r.s.URL)
+	var err error
+	if r.addr, err = resolve(hostport); err != nil {
+		return nil, fmt.Errorf("target: %w", err)
+	}
+	if r.reqs, err = renderRequests(&r.s, hostport); err != nil {
+		return nil, fmt.Errorf("request template: %w", err)
+	}
+	r.nw = r.s.Workers
+	if r.nw == 0 {
+		r.nw = usableCPUs()
+	}
+	r.nw = max(min(r.nw, r.s.Connections), 1)
+	r.rate = r.s.EffectiveRate()
+	r.sched = Schedule{Connections: int64(r.s.Connections), Rate: r.rate}
+	r.dur = int64(time.Duration(r.s.Duration))
+	seconds := int(r.dur/int64(time.Second)) + 2
+	r.out = make(chan *tally, r.nw*seconds+r.nw)
+	r.final = make(chan *tally, r.nw)
+	r.free = make(chan *tally, r.nw*2)
+	return r, nil
+}
+
+// makeWorkers creates the workers, each with its epoll set and its share
+// of the request quota and of the connections.
+func (r *runner) makeWorkers() error {
+	r.workers = make([]*worker, r.nw)
+	for i := range r.workers {
+		w, err := newWorker(r.addr, r.reqs, r.s.Seed, i)
+		if err != nil {
+			for _, o := range r.workers[:i] {
+				unix.Close(o.ep)
+			}
+			return fmt.Errorf("load generator: epoll: %w", err)
+		}
+		w.end, w.timeout = r.dur, int64(time.Duration(r.s.Timeout))
+		w.open, w.sched, w.stop = r.rate > 0, r.sched, &r.stop
+		w.out, w.free = r.out, r.free
+		w.quota = quotaShare(r.s.MaxRequests, r.nw, i)
+		r.workers[i] = w
+	}
+	for c := 0; c < r.s.Connections; c++ {
+		r.workers[c%r.nw].addConn(int64(c))
+	}
+	return nil
+}
+
+// quotaShare is worker i's share of maxRequests split among nw workers, or
+// -1 (unbounded) when maxRequests is not set.
+func quotaShare(maxRequests int64, nw, i int) int64 {
+	if maxRequests <= 0 {
+		return -1
+	}
+	q := maxRequests / int64(nw)
+	if int64(i) < maxRequests%int64(nw) {
+		q++
+	}
+	return q
+}
+
+// prepare allocates, before the clock starts, what the workers and the
+// aggregator need.
+func (r *runner) prepare(onInterval func(Interval)) {
+	for _, w := range r.workers {
+		w.prepare()
+	}
+	for range cap(r.free) {
+		r.free <- newTally()
+	}
+	r.agg = newAggregator(r.nw, r.free, onInterval)
+}
+
+// start starts the clock and the workers' event loops.
+func (r *runner) start() {
+	start := time.Now()
+	for _, w := range r.workers {
+		w.start = start
+		go w.run(r.final)
+	}
+}
+
+// collect aggregates the workers' tallies until every worker has finished,
+// telling them to stop if ctx is done first. It returns what stopped the
+// run as far as it can tell: "stop" or "duration".
+func (r *runner) collect(ctx context.Context) string {
+	stoppedBy := "duration"
+	done := ctx.Done()
+	for finished := 0; finished < r.nw; {
+		select {
+		case t := <-r.out:
+			r.agg.take(t)
+		case t := <-r.final:
+			finished++
+			// every tally a worker handed in before its final one is in out already
+			for len(r.out) > 0 {
+				r.agg.take(<-r.out)
+			}
+			r.agg.take(t)
+		case <-done:
+			r.stop.Store(true)
+			stoppedBy = "stop"
+			done = nil
+		}
+	}
+	for len(r.out) > 0 {
+		r.agg.take(<-r.out)
+	}
+	r.agg.flush()
+	return stoppedBy
+}
+
+// result builds the Result of a finished run from the workers' ends and
+// the aggregated tallies, or returns the first event loop error.
+func (r *runner) result(stoppedBy string, cpu CPUTime) (*Result, error) {
 	var elapsed int64
 	var incomplete int64
 	var werr error
-	for _, w := range workers {
+	for _, w := range r.workers {
 		elapsed = max(elapsed, w.exitAt)
 		incomplete += w.outstanding
 		if w.err != nil && werr == nil {
@@ -125,10 +194,10 @@ func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, er
 	if werr != nil {
 		return nil, fmt.Errorf("load generator event loop: %w", werr)
 	}
-	if stoppedBy == "duration" && elapsed < dur && s.MaxRequests > 0 {
+	if stoppedBy == "duration" && elapsed < r.dur && r.s.MaxRequests > 0 {
 		stoppedBy = "max_requests"
 	}
-	return buildResult(&s, nw, rate, sched, elapsed, stoppedBy, incomplete, agg.whole, cpu1.Sub(cpu0), len(reqs.variants)), nil
+	return buildResult(&r.s, r.nw, r.rate, r.sched, elapsed, stoppedBy, incomplete, r.agg.whole, cpu, len(r.reqs.variants)), nil
 }
 
 func usableCPUs() int {
