@@ -13,7 +13,6 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/stages/execute/machine"
-	"yardstick/stages/plan"
 )
 
 // Verify checks, before anything runs, that a run directory's lock is
@@ -27,21 +26,18 @@ func Verify(rd *pipeline.RunDir, p *pipeline.Plan) error {
 	if err := verifySources(rd, p); err != nil {
 		return err
 	}
-	h := sha256.New()
 	for i := range p.Cells {
 		c := &p.Cells[i]
 		b := p.Batch(c.Batch)
 		v := b.Variant(c.Variant) // both exist: ReadPlan checked the plan
-		if id := plan.CellID(p.Experiment, b, v, c); id != c.ID {
+		if id := pipeline.CellID(p.Experiment, b, v, c); id != c.ID {
 			return fmt.Errorf("%s: cell %s (%s) hashes to %s: plan.json was changed after it was made", rd.Path("plan.json"), c.ID, c.Name, id)
 		}
 		if !sameStrings(c.Argv, v.Argv) || !sameStrings(c.Env, v.Env) {
 			return fmt.Errorf("%s: cell %s (%s) has an argv or env other than its variant's: plan.json was changed after it was made", rd.Path("plan.json"), c.ID, c.Name)
 		}
-		h.Write([]byte(c.ID))
-		h.Write([]byte{'\n'})
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); sum != p.Hash {
+	if sum := pipeline.PlanHash(p.Cells); sum != p.Hash {
 		return fmt.Errorf("%s: plan hash %s does not match its cells (%s): plan.json was changed after it was made", rd.Path("plan.json"), short(p.Hash), short(sum))
 	}
 	return nil

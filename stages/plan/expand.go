@@ -9,8 +9,6 @@
 package plan
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"yardstick/pipeline"
@@ -55,12 +53,7 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 		p.Cells = append(p.Cells, cells...)
 		p.EstimatedSeconds += estimate(pb, cells)
 	}
-	h := sha256.New()
-	for _, c := range p.Cells {
-		h.Write([]byte(c.ID))
-		h.Write([]byte{'\n'})
-	}
-	p.Hash = hex.EncodeToString(h.Sum(nil))
+	p.Hash = pipeline.PlanHash(p.Cells)
 	return p, nil
 }
 
@@ -113,7 +106,7 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 					Env:     v.Env,
 				}
 				c.Name = fmt.Sprintf("%s/%s/%s/r%d", b.Name, v.Label, pt.Label(), r)
-				c.ID = CellID(e.Name, &pb, v, &c)
+				c.ID = pipeline.CellID(e.Name, &pb, v, &c)
 				cells = append(cells, c)
 			}
 		}

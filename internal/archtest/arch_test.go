@@ -1,0 +1,177 @@
+// Package archtest holds the tests that keep yardstick's layout true (see
+// docs/design.md#package-layout): they read the module's own source and
+// `go list`, and fail with the offending file or import.
+package archtest
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxFuncLines is the longest a non-test function may be.
+const maxFuncLines = 80
+
+// root is the module's root directory (tests run in their package's).
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s: %v", dir, err)
+	}
+	return dir
+}
+
+// skipDir reports directories that hold no yardstick source.
+func skipDir(name string) bool {
+	return name == "node_modules" || name == "testdata" || name == "bin" || name == "results" ||
+		(strings.HasPrefix(name, ".") && name != ".")
+}
+
+// walk calls fn for every file of the module below root that is not in a
+// skipped directory (and not in a nested module, such as the Caddy build).
+func walk(t *testing.T, dir string, fn func(path string, d fs.DirEntry)) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != dir && (skipDir(d.Name()) || exists(filepath.Join(path, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		fn(path, d)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// TestFunctionLength: no non-test function is longer than maxFuncLines.
+func TestFunctionLength(t *testing.T) {
+	dir := root(t)
+	fset := token.NewFileSet()
+	walk(t, dir, func(path string, _ fs.DirEntry) {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			from, to := fset.Position(fd.Pos()), fset.Position(fd.End())
+			if n := to.Line - from.Line + 1; n > maxFuncLines {
+				rel, _ := filepath.Rel(dir, path)
+				t.Errorf("%s:%d: %s is %d lines; split it into named steps (at most %d)", rel, from.Line, fd.Name.Name, n, maxFuncLines)
+			}
+		}
+	})
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T, dir string, patterns ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-deps=false", "-json"}, patterns...)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// stageOf returns "stages/X" for a package under stages/X, or "".
+func stageOf(path string) string {
+	rest, ok := strings.CutPrefix(path, "yardstick/stages/")
+	if !ok {
+		return ""
+	}
+	return "stages/" + strings.SplitN(rest, "/", 2)[0]
+}
+
+// TestStagesDoNotImportEachOther: what two stages share lives below them.
+func TestStagesDoNotImportEachOther(t *testing.T) {
+	for _, p := range list(t, root(t), "./stages/...") {
+		from := stageOf(p.ImportPath)
+		for _, imp := range p.Imports {
+			if to := stageOf(imp); to != "" && to != from {
+				t.Errorf("%s imports %s: move what they share below the stages", p.ImportPath, imp)
+			}
+		}
+	}
+}
+
+// TestCUEStaysOnTheDefinitionSide: the readers and runners of a run link
+// no CUE.
+func TestCUEStaysOnTheDefinitionSide(t *testing.T) {
+	dir := root(t)
+	for _, p := range list(t, dir, "./pipeline/...", "./stats/...", "./datasets/...", "./runner/...",
+		"./stages/execute/...", "./stages/fairness/...", "./stages/tabulate/...", "./stages/report/...") {
+		cmd := exec.Command("go", "list", "-deps", p.ImportPath)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", p.ImportPath, err)
+		}
+		if strings.Contains(string(out), "cuelang.org/") {
+			t.Errorf("%s links cuelang.org packages; only the definition side (schema, validate, plan, cmd) may", p.ImportPath)
+		}
+	}
+}
+
+// TestNoPointerOutsideTheRepo: the project stands on its own; no file
+// links or cites a directory beside the repository.
+func TestNoPointerOutsideTheRepo(t *testing.T) {
+	dir := root(t)
+	needle := "../" + "shared" // split so that this file does not match itself
+	walk(t, dir, func(path string, d fs.DirEntry) {
+		info, err := d.Info()
+		if err != nil || info.Size() > 4<<20 {
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if strings.Contains(string(b), needle) {
+			rel, _ := filepath.Rel(dir, path)
+			t.Errorf("%s points outside the repository (%s)", rel, needle)
+		}
+	})
+}
