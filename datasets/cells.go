@@ -1,6 +1,9 @@
 package datasets
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // TailThresholdsUS are the latency thresholds of the cells table's tail
 // columns, in microseconds: tail_over_<t>_count and tail_over_<t>_share for
@@ -112,7 +115,25 @@ type Cell struct {
 var Cells = newTable("cells", cellColumns()...)
 
 func cellColumns() []column[Cell] {
-	cols := []column[Cell]{
+	return slices.Concat(
+		cellPlanColumns(),
+		cellKnobColumns(),
+		cellPointColumns(),
+		cellOutcomeColumns(),
+		cellLoadColumns(),
+		cellLatencyColumns(),
+		cellTailColumns(),
+		cellTargetColumns(),
+		cellGCColumns(),
+		cellBytesColumns(),
+		cellLoadgenColumns(),
+		cellTimeColumns(),
+	)
+}
+
+// cellPlanColumns say which planned cell a row is.
+func cellPlanColumns() []column[Cell] {
+	return []column[Cell]{
 		dictCol("batch", func(r *Cell) *string { return &r.Batch }),
 		textCol("cell_id", func(r *Cell) *string { return &r.CellID }),
 		textCol("cell_name", func(r *Cell) *string { return &r.CellName }),
@@ -121,7 +142,12 @@ func cellColumns() []column[Cell] {
 		dictCol("target", func(r *Cell) *string { return &r.Target }),
 		dictCol("variant", func(r *Cell) *string { return &r.Variant }),
 		dictCol("kind", func(r *Cell) *string { return &r.Kind }),
+	}
+}
 
+// cellKnobColumns are the variant's typed knobs.
+func cellKnobColumns() []column[Cell] {
+	return []column[Cell]{
 		optInt64Col("gomaxprocs", func(r *Cell) **int64 { return &r.GoMaxProcs }),
 		optDictCol("gomemlimit", func(r *Cell) **string { return &r.GoMemLimit }),
 		optInt64Col("gomemlimit_bytes", func(r *Cell) **int64 { return &r.GoMemLimitBytes }),
@@ -131,7 +157,12 @@ func cellColumns() []column[Cell] {
 		optInt64Col("heap_bytes", func(r *Cell) **int64 { return &r.HeapBytes }),
 		optInt64Col("processors", func(r *Cell) **int64 { return &r.Processors }),
 		optDictCol("flags", func(r *Cell) **string { return &r.Flags }),
+	}
+}
 
+// cellPointColumns are the workload point and the repeat.
+func cellPointColumns() []column[Cell] {
+	return []column[Cell]{
 		optInt64Col("payload", func(r *Cell) **int64 { return &r.Payload }),
 		dictCol("mode", func(r *Cell) *string { return &r.Mode }),
 		optInt64Col("concurrency", func(r *Cell) **int64 { return &r.Concurrency }),
@@ -139,12 +170,22 @@ func cellColumns() []column[Cell] {
 		optFloat64Col("rate_target", func(r *Cell) **float64 { return &r.RateTarget }),
 		optFloat64Col("peak_fraction", func(r *Cell) **float64 { return &r.PeakFraction }),
 		int64Col("repeat", func(r *Cell) *int64 { return &r.Repeat }),
+	}
+}
 
+// cellOutcomeColumns say how the cell ended and on which start.
+func cellOutcomeColumns() []column[Cell] {
+	return []column[Cell]{
 		dictCol("status", func(r *Cell) *string { return &r.Status }),
 		optTextCol("error", func(r *Cell) **string { return &r.Error }),
 		optTextCol("unfair_checks", func(r *Cell) **string { return &r.UnfairChecks }),
 		optTextCol("start", func(r *Cell) **string { return &r.Start }),
+	}
+}
 
+// cellLoadColumns are the kept window's throughput and the windows.
+func cellLoadColumns() []column[Cell] {
+	return []column[Cell]{
 		optInt64Col("requests", func(r *Cell) **int64 { return &r.Requests }),
 		optInt64Col("errors", func(r *Cell) **int64 { return &r.Errors }),
 		optFloat64Col("rps", func(r *Cell) **float64 { return &r.RPS }),
@@ -152,7 +193,12 @@ func cellColumns() []column[Cell] {
 		optInt64Col("warmup_us", func(r *Cell) **int64 { return &r.WarmupUS }),
 		optInt64Col("measure_us", func(r *Cell) **int64 { return &r.MeasureUS }),
 		optInt64Col("discard_head_us", func(r *Cell) **int64 { return &r.DiscardHeadUS }),
+	}
+}
 
+// cellLatencyColumns are the kept window's latency figures.
+func cellLatencyColumns() []column[Cell] {
+	return []column[Cell]{
 		optFloat64Col("latency_mean_us", func(r *Cell) **float64 { return &r.LatencyMeanUS }),
 		optInt64Col("latency_p50_us", func(r *Cell) **int64 { return &r.LatencyP50US }),
 		optInt64Col("latency_p90_us", func(r *Cell) **int64 { return &r.LatencyP90US }),
@@ -162,13 +208,24 @@ func cellColumns() []column[Cell] {
 		optInt64Col("latency_max_us", func(r *Cell) **int64 { return &r.LatencyMaxUS }),
 		optInt64Col("latency_min_us", func(r *Cell) **int64 { return &r.LatencyMinUS }),
 	}
+}
+
+// cellTailColumns are a count and a share per threshold of
+// TailThresholdsUS.
+func cellTailColumns() []column[Cell] {
+	var cols []column[Cell]
 	for i, t := range TailThresholdsUS {
 		name := "tail_over_" + thresholdName(t)
 		cols = append(cols,
 			optInt64Col(name+"_count", func(r *Cell) **int64 { return &r.Tails[i].Count }),
 			optFloat64Col(name+"_share", func(r *Cell) **float64 { return &r.Tails[i].Share }))
 	}
-	cols = append(cols,
+	return cols
+}
+
+// cellTargetColumns are the target's memory, CPU, cold start and threads.
+func cellTargetColumns() []column[Cell] {
+	return []column[Cell]{
 		optInt64Col("rss_steady_bytes", func(r *Cell) **int64 { return &r.RSSSteadyBytes }),
 		optInt64Col("rss_peak_bytes", func(r *Cell) **int64 { return &r.RSSPeakBytes }),
 		optInt64Col("rss_after_bytes", func(r *Cell) **int64 { return &r.RSSAfterBytes }),
@@ -178,33 +235,52 @@ func cellColumns() []column[Cell] {
 		optInt64Col("cold_start_first_us", func(r *Cell) **int64 { return &r.ColdStartFirstUS }),
 		optInt64Col("threads", func(r *Cell) **int64 { return &r.Threads }),
 		optInt64Col("event_loop_threads", func(r *Cell) **int64 { return &r.EventLoopThreads }),
+	}
+}
 
+// cellGCColumns are the GC log's figures.
+func cellGCColumns() []column[Cell] {
+	return []column[Cell]{
 		optDictCol("gc_source", func(r *Cell) **string { return &r.GCSource }),
 		optInt64Col("gc_count", func(r *Cell) **int64 { return &r.GCCount }),
 		optInt64Col("gc_pause_total_us", func(r *Cell) **int64 { return &r.GCPauseTotalUS }),
 		optInt64Col("gc_pause_max_us", func(r *Cell) **int64 { return &r.GCPauseMaxUS }),
 		optInt64Col("gc_count_before", func(r *Cell) **int64 { return &r.GCCountBefore }),
 		optInt64Col("gc_count_after", func(r *Cell) **int64 { return &r.GCCountAfter }),
+	}
+}
 
+// cellBytesColumns are the access log's and the responses' bytes.
+func cellBytesColumns() []column[Cell] {
+	return []column[Cell]{
 		optInt64Col("log_bytes", func(r *Cell) **int64 { return &r.LogBytes }),
 		optFloat64Col("log_bytes_per_request", func(r *Cell) **float64 { return &r.LogBytesPerRequest }),
 		optInt64Col("response_bytes", func(r *Cell) **int64 { return &r.ResponseBytes }),
 		optFloat64Col("response_bytes_per_request", func(r *Cell) **float64 { return &r.ResponseBytesPerRequest }),
+	}
+}
 
+// cellLoadgenColumns are the load generator's own cost and sends.
+func cellLoadgenColumns() []column[Cell] {
+	return []column[Cell]{
 		optInt64Col("loadgen_cpu_us", func(r *Cell) **int64 { return &r.LoadgenCPUUS }),
 		optInt64Col("loadgen_duration_us", func(r *Cell) **int64 { return &r.LoadgenDurationUS }),
 		optInt64Col("loadgen_cpus", func(r *Cell) **int64 { return &r.LoadgenCPUs }),
 		optFloat64Col("loadgen_cpu_share", func(r *Cell) **float64 { return &r.LoadgenCPUShare }),
 		optInt64Col("sends", func(r *Cell) **int64 { return &r.Sends }),
 		optInt64Col("late_sends", func(r *Cell) **int64 { return &r.LateSends }),
+	}
+}
 
+// cellTimeColumns are when the cell and its windows began and ended.
+func cellTimeColumns() []column[Cell] {
+	return []column[Cell]{
 		optTimeCol("started", func(r *Cell) **time.Time { return &r.Started }),
 		optTimeCol("ended", func(r *Cell) **time.Time { return &r.Ended }),
 		optTimeCol("load_start", func(r *Cell) **time.Time { return &r.LoadStart }),
 		optTimeCol("kept_start", func(r *Cell) **time.Time { return &r.KeptStart }),
 		optTimeCol("kept_end", func(r *Cell) **time.Time { return &r.KeptEnd }),
-	)
-	return cols
+	}
 }
 
 // thresholdName names a threshold in microseconds for a column: 1ms,

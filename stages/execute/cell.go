@@ -3,209 +3,25 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"math"
 	"os"
-	"os/exec"
 	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/procfs"
+	"golang.org/x/sync/errgroup"
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/gclog"
 	"yardstick/stages/execute/loadgen"
-	"yardstick/stages/execute/procgroup"
 	"yardstick/stages/execute/procsample"
 	"yardstick/stats"
 	"yardstick/stats/hdrstat"
 )
-
-// loadSpec builds the load generator's spec for cell c.
-func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
-	req := b.Request
-	subst := func(s string) string {
-		if c.Point.Payload != nil {
-			s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
-		}
-		return s
-	}
-	s := loadgen.Spec{
-		URL:      "http://127.0.0.1:" + strconv.Itoa(v.Port) + subst(req.Path),
-		Method:   req.Method,
-		Body:     subst(req.Body),
-		Duration: loadgen.Duration(d),
-		Timeout:  loadgen.Duration(b.Timeout.D()),
-		Seed:     seedOf(c.ID),
-		CPUs:     b.Placement.Loadgen,
-	}
-	if c.Point.Payload != nil {
-		s.Payload = *c.Point.Payload
-	}
-	if req.Vary != nil {
-		s.VaryMin, s.VaryMax = req.Vary.Min, req.Vary.Max
-	}
-	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
-		s.Headers = append(s.Headers, k+": "+subst(req.Headers[k]))
-	}
-	switch c.Point.Mode {
-	case "closed":
-		s.Connections = c.Point.Concurrency
-	default:
-		s.Connections = c.Point.Connections
-		s.Rate = c.Point.Rate
-		if c.Point.PeakFraction > 0 {
-			peak, err := r.peak(b, c)
-			if err != nil {
-				return s, err
-			}
-			s.Rate = 0
-			s.RateFraction, s.PeakRPS = c.Point.PeakFraction, peak
-		}
-	}
-	return s, nil
-}
-
-// peak is the highest throughput of a closed-loop cell of the same
-// variant, repeat and payload measured earlier in this run.
-func (r *runner) peak(b *pipeline.Batch, c *pipeline.Cell) (float64, error) {
-	best := 0.0
-	for _, o := range r.plan.Cells {
-		if o.Batch != c.Batch || o.Variant != c.Variant || o.Repeat != c.Repeat || o.Point.Mode != "closed" || !samePayload(o.Point.Payload, c.Point.Payload) {
-			continue
-		}
-		cp, err := r.rd.ReadCheckpoint(o.ID)
-		if err != nil || cp.Status != pipeline.StatusOK || cp.Load == nil {
-			continue
-		}
-		best = math.Max(best, cp.Load.RPS)
-	}
-	if best == 0 {
-		return 0, fmt.Errorf("rate %s%% of peak: no closed-loop cell of %s r%d measured a peak in this run", strconv.FormatFloat(c.Point.PeakFraction*100, 'f', -1, 64), c.Variant, c.Repeat)
-	}
-	return best, nil
-}
-
-func samePayload(a, b *int) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
-}
-
-// seedOf derives a load generator seed from a cell id, so a rerun of the
-// same cell sends the same sequence of {vary} values.
-func seedOf(id string) uint64 {
-	n, err := strconv.ParseUint(id, 16, 64)
-	if err != nil {
-		return 1
-	}
-	return n
-}
-
-// drive runs `yardstick loadgen --stdio` pinned to the load generator's
-// CPUs with spec, calling onInterval per second. A hung load generator is
-// killed once ctx is done and a grace period has passed.
-func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec, onStart func(pid int), onInterval func(loadgen.Interval)) (*loadgen.Result, error) {
-	cpus, err := cpuset.Parse(b.Placement.Loadgen)
-	if err != nil {
-		return nil, err
-	}
-	var stdin io.WriteCloser
-	var stdout io.ReadCloser
-	var stderr strings.Builder
-	p, err := r.start(procgroup.Spec{
-		Argv:   []string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen},
-		CPUs:   cpus,
-		Stderr: &lockedWriter{w: &stderr},
-		Setup: func(cmd *exec.Cmd) error {
-			var err error
-			if stdin, err = cmd.StdinPipe(); err != nil {
-				return err
-			}
-			stdout, err = cmd.StdoutPipe()
-			return err
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load generator: %w", err)
-	}
-	defer r.stop(p)
-	if onStart != nil {
-		onStart(p.PID())
-	}
-	// The hard bound: the run's own length plus the request timeout and a
-	// margin; past it, or after ctx is done and a grace period, the load
-	// generator is killed and Drive returns.
-	limit := time.Duration(spec.Duration) + time.Duration(spec.Timeout) + 30*time.Second
-	dctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	go func() {
-		select {
-		case <-dctx.Done():
-			select {
-			case <-p.Done():
-			case <-time.After(r.opts.StopGrace + time.Duration(spec.Timeout)):
-				_ = p.Signal(syscall.SIGKILL)
-			}
-		case <-p.Done():
-		}
-	}()
-	res, err := loadgen.Drive(dctx, stdout, stdin, spec, onInterval)
-	stdin.Close()
-	if err != nil {
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			err = fmt.Errorf("%w; load generator stderr: %s", err, lastLine(s))
-		}
-		return nil, err
-	}
-	return res, nil
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func lastLine(s string) string {
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// serviceWarmup runs the first cell's workload point for the batch's
-// service warm-up; nothing of it is kept.
-func (r *runner) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) error {
-	d := b.Windows.ServiceWarmup.D()
-	if d <= 0 {
-		return nil
-	}
-	r.prog.note(fmt.Sprintf("%s: service warm-up %s", t.variant.Label, d))
-	spec, err := r.loadSpec(b, t.variant, c, d)
-	if err != nil || spec.Rate > 0 || spec.RateFraction > 0 {
-		// An open-loop first point may need a peak not measured yet: warm
-		// up with a closed loop on the batch's connections instead.
-		spec.Rate, spec.RateFraction, spec.PeakRPS = 0, 0, 0
-	}
-	_, err = r.drive(ctx, b, spec, nil, nil)
-	if err == nil && t.p.Exited() {
-		err = fmt.Errorf("target exited (%s); stderr: %s", t.p.ExitStatus(), tail(t.stderr))
-	}
-	return err
-}
 
 // offsets are the sizes of the logs a window is cut from.
 type offsets struct {
@@ -235,141 +51,282 @@ func (r *runner) offsetsOf(t *target) offsets {
 	}
 }
 
+// A cellRun is one cell measured on a started target, in phases that run
+// in order: prepare (the load spec and the sampler), measure (the
+// concurrent parts: the /proc sampler, the load generator's driver and its
+// watchdog, under one errgroup), idle (RSS after the load), fill (the
+// checkpoint's figures) and verdict. A phase that fails ends the cell.
+type cellRun struct {
+	r  *runner
+	b  *pipeline.Batch
+	t  *target
+	c  *pipeline.Cell
+	cp *pipeline.Checkpoint
+
+	spec     loadgen.Spec
+	re       *regexp.Regexp // event-loop thread names; nil: not counted
+	fs       procfs.FS
+	sampler  sampler
+	keptFrom int // the kept window's first second, on the load generator's clock
+
+	// Filled by measure. onInterval writes the kept-window fields from the
+	// driver's part while the load runs; they are read only after the
+	// parts have ended.
+	before, end offsets
+	loadgenPID  int
+	intervals   []loadgen.Interval
+	kept        *offsets
+	threads     int
+	loops       int
+	affinity    *pipeline.Affinity
+	res         *loadgen.Result
+
+	// Filled by idle.
+	after   offsets
+	last    procsample.Sample
+	lastErr error
+}
+
+// sampler is what a cell needs of a procsample.Sampler.
+type sampler interface {
+	Run(ctx context.Context) error
+	Samples() []procsample.Sample
+}
+
 // runCell runs one cell on a started target and returns its checkpoint.
 func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) *pipeline.Checkpoint {
-	cp := &pipeline.Checkpoint{CellID: c.ID, CellName: c.Name, Started: time.Now(), Start: t.name}
-	fail := func(err error) *pipeline.Checkpoint {
-		cp.Status, cp.Error, cp.Ended = pipeline.StatusFailed, err.Error(), time.Now()
-		return cp
-	}
+	cr := &cellRun{r: r, b: b, t: t, c: c, loops: -1,
+		cp: &pipeline.Checkpoint{CellID: c.ID, CellName: c.Name, Started: time.Now(), Start: t.name}}
 	r.prog.cellStart(c)
-	w := b.Windows
-	spec, err := r.loadSpec(b, t.variant, c, w.Warmup.D()+w.Measure.D())
-	if err != nil {
-		return fail(err)
+	err := cr.prepare()
+	if err == nil {
+		err = cr.measure(ctx)
 	}
-	var re *regexp.Regexp
-	if t.variant.EventLoopThreads != "" {
-		re, err = regexp.Compile(t.variant.EventLoopThreads)
-		if err != nil {
-			return fail(fmt.Errorf("eventLoopThreads: %w", err))
+	if err == nil {
+		err = cr.idle(ctx)
+	}
+	if err == nil {
+		err = cr.fill()
+	}
+	if err == nil {
+		err = cr.verdict()
+	}
+	if err != nil {
+		cr.cp.Status, cr.cp.Error, cr.cp.Ended = pipeline.StatusFailed, err.Error(), time.Now()
+		return cr.cp
+	}
+	cr.cp.Status = pipeline.StatusOK
+	return cr.cp
+}
+
+// prepare builds the load spec, the thread-name pattern and the sampler.
+func (c *cellRun) prepare() error {
+	w := c.b.Windows
+	spec, err := c.r.loadSpec(c.b, c.t.variant, c.c, w.Warmup.D()+w.Measure.D())
+	if err != nil {
+		return err
+	}
+	c.spec = spec
+	if c.t.variant.EventLoopThreads != "" {
+		if c.re, err = regexp.Compile(c.t.variant.EventLoopThreads); err != nil {
+			return fmt.Errorf("eventLoopThreads: %w", err)
 		}
 	}
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return fail(fmt.Errorf("procfs: %w", err))
+	if c.fs, err = procfs.NewDefaultFS(); err != nil {
+		return fmt.Errorf("procfs: %w", err)
 	}
-	capacity := int((w.Warmup.D()+w.Measure.D())/b.Sampling.Interval.D()) + 2
-	sampler := procsample.NewSampler(fs, t.p.PID(), re, b.Sampling.Interval.D(), capacity)
-	sctx, stopSampler := context.WithCancel(ctx)
-	samplerDone := make(chan struct{})
-	go func() {
-		defer close(samplerDone)
-		_ = sampler.Run(sctx) // a failed sample is left out; the rows show the gaps
-	}()
-
+	interval := c.b.Sampling.Interval.D()
+	capacity := 2
+	if interval > 0 { // else the sampler refuses to run, and says why
+		capacity += int((w.Warmup.D() + w.Measure.D()) / interval)
+	}
+	c.sampler = procsample.NewSampler(c.fs, c.t.p.PID(), c.re, interval, capacity)
 	// The kept window starts when the load generator reports the last
 	// second of warm-up and discard-head; the offsets are read then, on
 	// the load generator's clock.
-	keptFrom := int(math.Round((w.Warmup.D() + w.DiscardHead.D()).Seconds()))
-	var (
-		mu         sync.Mutex
-		intervals  []loadgen.Interval
-		kept       *offsets
-		loops      = -1
-		threads    int
-		loadgenPID int
-		affinity   *pipeline.Affinity
-	)
-	before := r.offsetsOf(t)
-	cp.Window = &pipeline.Window{Warmup: w.Warmup.D(), Measure: w.Measure.D(), DiscardHead: w.DiscardHead.D(), LoadStart: before.at}
-	if keptFrom == 0 {
-		kept = &before
-		affinity = readAffinity(fs, b, t.p.PID(), 0)
-	}
-	onInterval := func(iv loadgen.Interval) {
-		mu.Lock()
-		defer mu.Unlock()
-		intervals = append(intervals, iv)
-		if kept == nil && iv.Second+1 >= keptFrom {
-			o := r.offsetsOf(t)
-			kept = &o
-			if s, err := procsample.Take(fs, t.p.PID(), re); err == nil {
-				threads, loops = s.Threads, s.MatchedThreads
-			}
-			affinity = readAffinity(fs, b, t.p.PID(), loadgenPID)
-		}
-	}
-	onStart := func(pid int) {
-		mu.Lock()
-		loadgenPID = pid
-		mu.Unlock()
-	}
-	res, derr := r.drive(ctx, b, spec, onStart, onInterval)
-	end := r.offsetsOf(t)
-	stopSampler()
-	<-samplerDone
-	samples := sampler.Samples()
-	if derr != nil {
-		return fail(fmt.Errorf("load: %w", derr))
-	}
-	if ctx.Err() != nil {
-		return fail(ctx.Err())
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if kept == nil {
-		return fail(fmt.Errorf("load ended after %d s, before the kept window (from second %d)", len(intervals), keptFrom))
-	}
-	cp.Window.KeptStart, cp.Window.KeptEnd = kept.at, end.at
+	c.keptFrom = int(math.Round((w.Warmup.D() + w.DiscardHead.D()).Seconds()))
+	return nil
+}
 
-	// RSS after the load: idle, then one sample.
-	var after procsample.Sample
+// measure runs the cell's concurrent parts under one errgroup: the
+// sampler, the load generator's driver and its watchdog. The sampler stops
+// when the load ends; the first part that fails cancels the others; all
+// of them have ended, and the load generator is stopped, when measure
+// returns.
+func (c *cellRun) measure(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	sctx, stopSampling := context.WithCancel(gctx)
+	defer stopSampling()
+	g.Go(func() error { return c.sample(sctx) })
+	c.open()
+	l, err := c.startLoad(gctx)
+	if err != nil {
+		stopSampling()
+		if werr := g.Wait(); werr != nil {
+			return werr // the sampler's failure, the cause
+		}
+		return err
+	}
+	c.loadgenPID = l.p.PID()
+	lctx, cancel := context.WithTimeout(gctx, l.limit())
+	defer cancel()
+	g.Go(func() error { return l.watch(lctx) })
+	g.Go(func() error { return c.drive(lctx, l, stopSampling) })
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	c.res = l.res
+	return c.close(ctx)
+}
+
+// sample runs the sampler until ctx is done. A sample that fails is left
+// out and a process group that is gone ends the sampling (the rows show
+// the gaps, and the verdict sees the exit): neither fails the cell. A
+// sampler that cannot run at all does.
+func (c *cellRun) sample(ctx context.Context) error {
+	if err := c.sampler.Run(ctx); errors.Is(err, procsample.ErrInterval) {
+		return fmt.Errorf("sampler: %w", err)
+	}
+	return nil
+}
+
+// open reads the logs' offsets as the load starts; with no warm-up or
+// discarded head, the kept window starts here too.
+func (c *cellRun) open() {
+	w := c.b.Windows
+	c.before = c.r.offsetsOf(c.t)
+	c.cp.Window = &pipeline.Window{Warmup: w.Warmup.D(), Measure: w.Measure.D(), DiscardHead: w.DiscardHead.D(), LoadStart: c.before.at}
+	if c.keptFrom == 0 {
+		c.kept = &c.before
+		c.affinity = readAffinity(c.fs, c.b, c.t.p.PID(), 0)
+	}
+}
+
+// startLoad starts the load generator, unless a part has failed already.
+func (c *cellRun) startLoad(ctx context.Context) (*load, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	l, err := c.r.startLoad(c.b, c.spec)
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	return l, nil
+}
+
+// drive is the driver's part: it runs the load to its end, reads the
+// logs' offsets and stops the sampler.
+func (c *cellRun) drive(ctx context.Context, l *load, stopSampling context.CancelFunc) error {
+	defer stopSampling()
+	err := l.read(ctx, c.onInterval)
+	c.end = c.r.offsetsOf(c.t)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	return nil
+}
+
+// onInterval records one second of load. When the kept window starts, it
+// reads the logs' offsets, the target's thread counts and the CPU masks.
+func (c *cellRun) onInterval(iv loadgen.Interval) {
+	c.intervals = append(c.intervals, iv)
+	if c.kept != nil || iv.Second+1 < c.keptFrom {
+		return
+	}
+	o := c.r.offsetsOf(c.t)
+	c.kept = &o
+	if s, err := procsample.Take(c.fs, c.t.p.PID(), c.re); err == nil {
+		c.threads, c.loops = s.Threads, s.MatchedThreads
+	}
+	c.affinity = readAffinity(c.fs, c.b, c.t.p.PID(), c.loadgenPID)
+}
+
+// close ends the kept window where the load ended; an interrupted cell or
+// a load that ended before the kept window fails.
+func (c *cellRun) close(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.kept == nil {
+		return fmt.Errorf("load ended after %d s, before the kept window (from second %d)", len(c.intervals), c.keptFrom)
+	}
+	c.cp.Window.KeptStart, c.cp.Window.KeptEnd = c.kept.at, c.end.at
+	return nil
+}
+
+// idle waits the idle time after the load, then reads the logs' offsets
+// and one sample, for RSS after the load.
+func (c *cellRun) idle(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
-		return fail(ctx.Err())
-	case <-time.After(b.Sampling.IdleAfter.D()):
+		return ctx.Err()
+	case <-time.After(c.b.Sampling.IdleAfter.D()):
 	}
-	afterOff := r.offsetsOf(t)
-	after, aerr := procsample.Take(fs, t.p.PID(), re)
+	c.after = c.r.offsetsOf(c.t)
+	c.last, c.lastErr = procsample.Take(c.fs, c.t.p.PID(), c.re)
+	return nil
+}
 
-	load, seconds, err := summarize(res, intervals, keptFrom, spec)
+// fill puts the cell's figures into the checkpoint: the load's kept
+// window, the samples and what is derived from them, the GC and access
+// logs cut to the window.
+func (c *cellRun) fill() error {
+	load, seconds, err := summarize(c.res, c.intervals, c.keptFrom, c.spec)
 	if err != nil {
-		return fail(err)
+		return err
 	}
+	cp := c.cp
 	cp.Load = load
 	cp.Seconds = seconds
-	cp.Samples = toSamples(samples, kept.at, end.at)
+	cp.Samples = toSamples(c.sampler.Samples(), c.kept.at, c.end.at)
 	fillSeconds(cp.Seconds, cp.Samples, cp.Window.LoadStart)
-	ts := targetStats(cp.Samples, load.Requests, kept.at, end.at)
-	ts.PID = t.p.PID()
-	ts.Threads, ts.EventLoopThreads = threads, loops
-	if re == nil {
+	cp.Target = c.targetStats(load.Requests)
+	cp.Affinity = c.affinity
+	cp.Varies = c.t.varies
+	cp.GC = c.r.gcStats(c.t, c.before, *c.kept, c.end, c.after)
+	cp.AccessLog = c.accessLog(load.Requests)
+	cp.Ended = time.Now()
+	return nil
+}
+
+// targetStats is the target's figures over the kept window.
+func (c *cellRun) targetStats(requests int64) *pipeline.TargetStats {
+	ts := targetStats(c.cp.Samples, requests, c.kept.at, c.end.at)
+	ts.PID = c.t.p.PID()
+	ts.Threads, ts.EventLoopThreads = c.threads, c.loops
+	if c.re == nil {
 		ts.EventLoopThreads = -1
 	}
-	if aerr == nil {
-		ts.RSSAfterBytes = after.RSSBytes
+	if c.lastErr == nil {
+		ts.RSSAfterBytes = c.last.RSSBytes
 	}
-	cp.Target = ts
-	cp.Affinity = affinity
-	cp.Varies = t.varies
-	cp.GC = r.gcStats(t, before, *kept, end, afterOff)
-	if t.variant.AccessLog != "" {
-		n := end.accessLog - kept.accessLog
-		cp.AccessLog = &pipeline.LogStats{Path: t.variant.AccessLog, Bytes: n}
-		if load.Requests > 0 {
-			cp.AccessLog.BytesPerRequest = float64(n) / float64(load.Requests)
-		}
+	return ts
+}
+
+// accessLog is what the target wrote to its access log in the kept
+// window; nil without one.
+func (c *cellRun) accessLog(requests int64) *pipeline.LogStats {
+	if c.t.variant.AccessLog == "" {
+		return nil
 	}
-	cp.Ended = time.Now()
-	switch {
-	case t.p.Exited():
-		return fail(fmt.Errorf("target exited during the cell (%s); stderr: %s", t.p.ExitStatus(), tail(t.stderr)))
-	case load.Requests == 0:
-		return fail(fmt.Errorf("no response in the kept window (%d errors: %s)", load.Errors, pipeline.Counts(load.ErrorsByKind)))
+	n := c.end.accessLog - c.kept.accessLog
+	a := &pipeline.LogStats{Path: c.t.variant.AccessLog, Bytes: n}
+	if requests > 0 {
+		a.BytesPerRequest = float64(n) / float64(requests)
 	}
-	cp.Status = pipeline.StatusOK
-	return cp
+	return a
+}
+
+// verdict fails a cell whose target exited or that got no response in
+// its kept window.
+func (c *cellRun) verdict() error {
+	switch l := c.cp.Load; {
+	case c.t.p.Exited():
+		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), tail(c.t.stderr))
+	case l.Requests == 0:
+		return fmt.Errorf("no response in the kept window (%d errors: %s)", l.Errors, pipeline.Counts(l.ErrorsByKind))
+	}
+	return nil
 }
 
 // gcStats cuts the GC log (the JVM's file, or Go's gctrace lines on

@@ -11,6 +11,9 @@
 // slices the GC log and the access log to the kept window, waits the idle
 // time, reads RSS after the load, and writes the cell's checkpoint
 // atomically. Then it stops the process group and records how it ended.
+// A cell's concurrent parts (the /proc sampler, the load generator's
+// driver and its watchdog) run under one errgroup: the first that fails
+// cancels the others, and none outlives the cell.
 //
 // A target that crashes, never becomes ready or hangs fails its cell, and
 // the matrix goes on. Cancelling the context (Ctrl-C) stops every process

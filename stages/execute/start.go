@@ -2,6 +2,7 @@ package execute
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"yardstick/stats"
-
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
+	"yardstick/stats"
 )
 
 // target is one started target variant.
@@ -39,103 +39,160 @@ func variantOf(b *pipeline.Batch, label string) *pipeline.Variant {
 	return nil
 }
 
+// A startRun is one start of one variant (see pipeline.Cell.StartSeq):
+// its cold-start probes, then its cells in order on one target process,
+// which is started again for the next cell when it fails.
+type startRun struct {
+	r       *runner
+	b       *pipeline.Batch
+	v       *pipeline.Variant
+	cpus    []int     // the target's
+	probes  []float64 // cold-start probes, ms
+	t       *target   // the running target; nil until (re)started
+	attempt int       // starts of the target so far
+}
+
+// errInterrupted ends a start early when the run is interrupted: its cells
+// without a checkpoint are left for the next run.
+var errInterrupted = errors.New("interrupted")
+
+// interrupted is errInterrupted in place of err once ctx is done: what
+// failed then failed because the run was stopped.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
+}
+
 // runStart runs the cells of one start of one variant.
 func (r *runner) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
-	v := variantOf(b, cells[0].Variant)
-	if v == nil {
-		return r.failAll(cells, "", fmt.Errorf("plan: variant %s not in batch %s", cells[0].Variant, b.Name))
+	s, err := r.newStart(ctx, b, &cells[0])
+	if errors.Is(err, errInterrupted) {
+		return nil
 	}
-	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, &v.Process); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return r.failAll(cells, "", err)
-	}
-	cpus, err := cpuset.Parse(b.Placement.Target)
 	if err != nil {
 		return r.failAll(cells, "", err)
 	}
-
-	// Extra start-only probes for the cold-start median.
-	var probes []float64
-	for i := 0; i < b.ColdStarts && ctx.Err() == nil; i++ {
-		r.prog.note(fmt.Sprintf("%s: cold-start probe %d/%d", v.Label, i+1, b.ColdStarts))
-		t, err := r.startTarget(ctx, b, v, &cells[0], cpus, -1-i)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return r.failAll(cells, "", fmt.Errorf("cold-start probe %d: %w", i+1, err))
-		}
-		probes = append(probes, ms(t.cold))
-		r.stopTarget(t, nil)
-	}
-
-	attempt := 0
-	var t *target
-	defer func() {
-		if t != nil {
-			r.stopTarget(t, nil)
-		}
-	}()
-	for i := 0; i < len(cells); i++ {
+	defer s.stop()
+	for _, c := range cells {
 		if ctx.Err() != nil {
 			return nil
 		}
-		c := cells[i]
-		if t == nil {
-			r.prog.note(fmt.Sprintf("start %s (%s)", v.Label, strings.Join(v.Argv, " ")))
-			t, err = r.startTarget(ctx, b, v, &c, cpus, attempt)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				// The target never became ready: this cell fails; the
-				// next cell of the start tries a fresh start.
-				if err := r.record(failed(&c, t, err)); err != nil {
-					return err
-				}
-				if t != nil {
-					r.stopTarget(t, err)
-					t = nil
-				}
-				attempt++
-				continue
-			}
-			t.varies = probeVaries(ctx, b, t.variant, &c)
-			if err := r.serviceWarmup(ctx, b, t, &c); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				if err := r.record(failed(&c, t, fmt.Errorf("service warm-up: %w", err))); err != nil {
-					return err
-				}
-				r.stopTarget(t, err)
-				t = nil
-				attempt++
-				continue
-			}
-		}
-		cold := &pipeline.ColdStart{StartMS: ms(t.cold), ProbesMS: probes}
-		cold.MedianMS = stats.Median(append([]float64{cold.StartMS}, probes...))
-		t.rec.ColdStart = cold
-		cp := r.runCell(ctx, b, t, &c)
-		if ctx.Err() != nil && cp.Status != pipeline.StatusOK {
-			// Interrupted mid-cell: leave it for the next run.
+		err := s.runCell(ctx, &c)
+		if errors.Is(err, errInterrupted) {
 			return nil
 		}
-		cp.ColdStart = cold
-		t.rec.Cells = append(t.rec.Cells, c.ID)
-		if err := r.record(cp); err != nil {
+		if err != nil {
 			return err
-		}
-		if t.p.Exited() {
-			r.stopTarget(t, fmt.Errorf("target exited during cell %s", c.Name))
-			t = nil
-			attempt++
 		}
 	}
 	return nil
+}
+
+// newStart runs the variant's build step and its cold-start probes.
+func (r *runner) newStart(ctx context.Context, b *pipeline.Batch, first *pipeline.Cell) (*startRun, error) {
+	v := variantOf(b, first.Variant)
+	if v == nil {
+		return nil, fmt.Errorf("plan: variant %s not in batch %s", first.Variant, b.Name)
+	}
+	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, &v.Process); err != nil {
+		return nil, interrupted(ctx, err)
+	}
+	cpus, err := cpuset.Parse(b.Placement.Target)
+	if err != nil {
+		return nil, err
+	}
+	s := &startRun{r: r, b: b, v: v, cpus: cpus}
+	if err := s.coldProbes(ctx, first); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// coldProbes starts and stops the target b.ColdStarts extra times, for the
+// cold-start median.
+func (s *startRun) coldProbes(ctx context.Context, c *pipeline.Cell) error {
+	for i := 0; i < s.b.ColdStarts && ctx.Err() == nil; i++ {
+		s.r.prog.note(fmt.Sprintf("%s: cold-start probe %d/%d", s.v.Label, i+1, s.b.ColdStarts))
+		t, err := s.r.startTarget(ctx, s.b, s.v, c, s.cpus, -1-i)
+		if err != nil {
+			return interrupted(ctx, fmt.Errorf("cold-start probe %d: %w", i+1, err))
+		}
+		s.probes = append(s.probes, ms(t.cold))
+		s.r.stopTarget(t, nil)
+	}
+	return nil
+}
+
+// runCell runs cell c on the target, starting it first if none is running,
+// and records the cell's checkpoint.
+func (s *startRun) runCell(ctx context.Context, c *pipeline.Cell) error {
+	if s.t == nil {
+		if ok, err := s.start(ctx, c); !ok {
+			return err
+		}
+	}
+	cold := &pipeline.ColdStart{StartMS: ms(s.t.cold), ProbesMS: s.probes}
+	cold.MedianMS = stats.Median(append([]float64{cold.StartMS}, s.probes...))
+	s.t.rec.ColdStart = cold
+	cp := s.r.runCell(ctx, s.b, s.t, c)
+	if ctx.Err() != nil && cp.Status != pipeline.StatusOK {
+		// Interrupted mid-cell: leave it for the next run.
+		return errInterrupted
+	}
+	cp.ColdStart = cold
+	s.t.rec.Cells = append(s.t.rec.Cells, c.ID)
+	if err := s.r.record(cp); err != nil {
+		return err
+	}
+	if s.t.p.Exited() {
+		s.restart(fmt.Errorf("target exited during cell %s", c.Name))
+	}
+	return nil
+}
+
+// start starts the target for cell c, probes its {vary} handling and
+// warms the service up. A target that never becomes ready or fails the
+// warm-up fails c (ok is false, err says whether recording that failed);
+// the next cell of the start tries a fresh start.
+func (s *startRun) start(ctx context.Context, c *pipeline.Cell) (ok bool, err error) {
+	s.r.prog.note(fmt.Sprintf("start %s (%s)", s.v.Label, strings.Join(s.v.Argv, " ")))
+	t, err := s.r.startTarget(ctx, s.b, s.v, c, s.cpus, s.attempt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, errInterrupted
+		}
+		s.attempt++
+		return false, s.r.record(failed(c, nil, err))
+	}
+	s.t = t
+	t.varies = probeVaries(ctx, s.b, t.variant, c)
+	if err := s.r.serviceWarmup(ctx, s.b, t, c); err != nil {
+		if ctx.Err() != nil {
+			return false, errInterrupted
+		}
+		if rerr := s.r.record(failed(c, t, fmt.Errorf("service warm-up: %w", err))); rerr != nil {
+			return false, rerr
+		}
+		s.restart(err)
+		return false, nil
+	}
+	return true, nil
+}
+
+// restart stops the target for cause; the next cell starts a fresh one.
+func (s *startRun) restart(cause error) {
+	s.r.stopTarget(s.t, cause)
+	s.t = nil
+	s.attempt++
+}
+
+// stop stops the target still running when the start ends.
+func (s *startRun) stop() {
+	if s.t != nil {
+		s.r.stopTarget(s.t, nil)
+	}
 }
 
 func failed(c *pipeline.Cell, t *target, err error) *pipeline.Checkpoint {

@@ -13,7 +13,9 @@
 //     spectrum tables agree with each other and with any HdrHistogram
 //     decoder;
 //  4. write cells, timeseries, histograms, spectrum, samples, fairness and
-//     environment at the run directory's root, each atomically.
+//     environment at the run directory's root, each atomically, each by
+//     its own writer while the checkpoints are read (one errgroup: the
+//     first failure cancels the rest, and a table cut short is dropped).
 //
 // The stage reads only files and writes only the tables: it can run again
 // at any time, on a partial run or after more shards have finished, and the
@@ -22,6 +24,7 @@ package tabulate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,101 +60,16 @@ var Tables = datasets.Names
 // recorded in the files' metadata.
 func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 	var s Summary
-	plan, err := rd.ReadPlan()
+	in, err := readInputs(rd, version, &s)
 	if err != nil {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
-	meta := datasets.Meta{Version: version, PlanHash: plan.Hash, Experiment: plan.Experiment, RunID: rd.ID()}
-	s.Cells = len(plan.Cells)
-
-	env, err := readEnvironment(rd)
-	if err != nil {
-		return s, fmt.Errorf("datasets: %w", err)
-	}
-	fairness, err := ReadFairness(rd)
-	if err != nil {
-		return s, fmt.Errorf("datasets: %w", err)
-	}
-	s.Warnings = append(s.Warnings, strayCheckpoints(rd, plan)...)
-	unfair := pipeline.UnfairCells(plan, fairness)
-
-	tb := &tables{dir: rd.Root, meta: meta}
+	tb := &tables{dir: rd.Root, meta: in.meta}
 	defer tb.abort()
 	if err := tb.create(); err != nil {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
-	var cells []datasets.Cell
-	var hists []datasets.Histogram
-	for i := range plan.Cells {
-		c := &plan.Cells[i]
-		cp, err := rd.ReadCheckpoint(c.ID)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			cp = nil
-		case err != nil:
-			return s, fmt.Errorf("datasets: cell %s (%s): %w", c.ID, c.Name, err)
-		case cp.CellID != c.ID:
-			return s, fmt.Errorf("datasets: cell %s (%s): its checkpoint is for cell %q", c.ID, c.Name, cp.CellID)
-		}
-		row := planColumns(plan, c)
-		if cp == nil {
-			row.Status = pipeline.StatusPending
-			s.Pending++
-			cells = append(cells, row)
-			continue
-		}
-		switch cp.Status {
-		case pipeline.StatusOK:
-			s.OK++
-		case pipeline.StatusFailed:
-			s.Failed++
-		}
-		d, hist, warns, err := measured(&row, cp)
-		if err != nil {
-			return s, fmt.Errorf("datasets: cell %s (%s): %w", c.ID, c.Name, err)
-		}
-		if checks := unfair[c.ID]; len(checks) > 0 {
-			joined := strings.Join(checks, ",")
-			row.UnfairChecks = &joined
-			if row.Status == pipeline.StatusOK {
-				row.Status = pipeline.StatusUnfair
-			}
-		}
-		s.Warnings = append(s.Warnings, warns...)
-		cells = append(cells, row)
-		if hist != nil {
-			hists = append(hists, *hist)
-			if err := tb.spectrum.Append(spectrum(c.ID, d)...); err != nil {
-				return s, fmt.Errorf("datasets: %w", err)
-			}
-		}
-		if err := tb.timeseries.Append(seconds(c.ID, cp.Seconds)...); err != nil {
-			return s, fmt.Errorf("datasets: %w", err)
-		}
-		if err := tb.samples.Append(samples(c.ID, cp.Samples)...); err != nil {
-			return s, fmt.Errorf("datasets: %w", err)
-		}
-	}
-	if err := tb.cells.Append(cells...); err != nil {
-		return s, fmt.Errorf("datasets: %w", err)
-	}
-	if err := tb.histograms.Append(hists...); err != nil {
-		return s, fmt.Errorf("datasets: %w", err)
-	}
-	if err := tb.fairness.Append(fairness...); err != nil {
-		return s, fmt.Errorf("datasets: %w", err)
-	}
-	if err := tb.batches.Append(batchRows(plan)...); err != nil {
-		return s, fmt.Errorf("datasets: %w", err)
-	}
-	if env != nil {
-		if err := tb.environment.Append(environmentRow(env, plan)); err != nil {
-			return s, fmt.Errorf("datasets: %w", err)
-		}
-	} else {
-		s.Warnings = append(s.Warnings, "no environment.json: the environment table is empty")
-	}
-	files, err := tb.close()
+	files, err := tb.write(func(ctx context.Context) error { return tb.fill(ctx, rd, in, &s) })
 	if err != nil {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
@@ -159,71 +77,122 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 	return s, nil
 }
 
-// tables holds one writer per table while Run fills them.
-type tables struct {
-	dir         string
-	meta        datasets.Meta
-	cells       *datasets.Writer[datasets.Cell]
-	timeseries  *datasets.Writer[datasets.Second]
-	histograms  *datasets.Writer[datasets.Histogram]
-	spectrum    *datasets.Writer[datasets.SpectrumPoint]
-	samples     *datasets.Writer[datasets.Sample]
-	fairness    *datasets.Writer[datasets.FairnessCheck]
-	environment *datasets.Writer[datasets.Environment]
-	batches     *datasets.Writer[datasets.Batch]
-	// closers finish the writers in the order of Tables; aborts drop them.
-	closers []func() (datasets.File, error)
-	aborts  []func()
+// inputs are what Run reads besides the checkpoints.
+type inputs struct {
+	plan     *pipeline.Plan
+	meta     datasets.Meta
+	env      *pipeline.Environment // nil: no environment.json
+	fairness []datasets.FairnessCheck
+	unfair   map[string][]string // failed fairness checks by cell id
 }
 
-func open[R any](tb *tables, t *datasets.Table[R], w **datasets.Writer[R]) error {
-	ww, err := t.Create(tb.dir, tb.meta)
+// readInputs reads the plan, environment.json and fairness.json, and
+// warns about checkpoints of cells that are not in the plan.
+func readInputs(rd *pipeline.RunDir, version string, s *Summary) (*inputs, error) {
+	plan, err := rd.ReadPlan()
+	if err != nil {
+		return nil, err
+	}
+	s.Cells = len(plan.Cells)
+	env, err := readEnvironment(rd)
+	if err != nil {
+		return nil, err
+	}
+	fairness, err := ReadFairness(rd)
+	if err != nil {
+		return nil, err
+	}
+	s.Warnings = append(s.Warnings, strayCheckpoints(rd, plan)...)
+	return &inputs{
+		plan:     plan,
+		meta:     datasets.Meta{Version: version, PlanHash: plan.Hash, Experiment: plan.Experiment, RunID: rd.ID()},
+		env:      env,
+		fairness: fairness,
+		unfair:   pipeline.UnfairCells(plan, fairness),
+	}, nil
+}
+
+// fill sends every table its rows: the cells' in plan order, then the
+// fairness checks, the batches and the environment.
+func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *Summary) error {
+	for i := range in.plan.Cells {
+		if err := tb.fillCell(ctx, rd, in, &in.plan.Cells[i], s); err != nil {
+			return err
+		}
+	}
+	if err := tb.fairness.send(ctx, in.fairness...); err != nil {
+		return err
+	}
+	if err := tb.batches.send(ctx, batchRows(in.plan)...); err != nil {
+		return err
+	}
+	if in.env == nil {
+		s.Warnings = append(s.Warnings, "no environment.json: the environment table is empty")
+		return nil
+	}
+	return tb.environment.send(ctx, environmentRow(in.env, in.plan))
+}
+
+// fillCell sends the rows of planned cell c: its cells row and, if it has
+// a checkpoint, its histogram, spectrum, seconds and samples.
+func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs, c *pipeline.Cell, s *Summary) error {
+	cp, err := readCheckpoint(rd, c)
 	if err != nil {
 		return err
 	}
-	*w = ww
-	tb.closers = append(tb.closers, ww.Close)
-	tb.aborts = append(tb.aborts, ww.Abort)
-	return nil
-}
-
-func (tb *tables) create() error {
-	return errors.Join(
-		open(tb, datasets.Cells, &tb.cells),
-		open(tb, datasets.Timeseries, &tb.timeseries),
-		open(tb, datasets.Histograms, &tb.histograms),
-		open(tb, datasets.Spectrum, &tb.spectrum),
-		open(tb, datasets.Samples, &tb.samples),
-		open(tb, datasets.Fairness, &tb.fairness),
-		open(tb, datasets.Environments, &tb.environment),
-		open(tb, datasets.Batches, &tb.batches),
-	)
-}
-
-// close finishes every table; after the first failure the rest are
-// dropped, so no table is left half-written (each is atomic on its own).
-func (tb *tables) close() ([]datasets.File, error) {
-	var files []datasets.File
-	for i, c := range tb.closers {
-		f, err := c()
-		if err != nil {
-			for _, a := range tb.aborts[i+1:] {
-				a()
-			}
-			tb.closers, tb.aborts = nil, nil
-			return files, err
+	row := planColumns(in.plan, c)
+	if cp == nil {
+		row.Status = pipeline.StatusPending
+		s.Pending++
+		return tb.cells.send(ctx, row)
+	}
+	switch cp.Status {
+	case pipeline.StatusOK:
+		s.OK++
+	case pipeline.StatusFailed:
+		s.Failed++
+	}
+	d, hist, warns, err := measured(&row, cp)
+	if err != nil {
+		return fmt.Errorf("cell %s (%s): %w", c.ID, c.Name, err)
+	}
+	if checks := in.unfair[c.ID]; len(checks) > 0 {
+		joined := strings.Join(checks, ",")
+		row.UnfairChecks = &joined
+		if row.Status == pipeline.StatusOK {
+			row.Status = pipeline.StatusUnfair
 		}
-		files = append(files, f)
 	}
-	tb.closers, tb.aborts = nil, nil
-	return files, nil
+	s.Warnings = append(s.Warnings, warns...)
+	if err := tb.cells.send(ctx, row); err != nil {
+		return err
+	}
+	if hist != nil {
+		if err := tb.histograms.send(ctx, *hist); err != nil {
+			return err
+		}
+		if err := tb.spectrum.send(ctx, spectrum(c.ID, d)...); err != nil {
+			return err
+		}
+	}
+	if err := tb.timeseries.send(ctx, seconds(c.ID, cp.Seconds)...); err != nil {
+		return err
+	}
+	return tb.samples.send(ctx, samples(c.ID, cp.Samples)...)
 }
 
-func (tb *tables) abort() {
-	for _, a := range tb.aborts {
-		a()
+// readCheckpoint reads cell c's checkpoint; nil if it has none.
+func readCheckpoint(rd *pipeline.RunDir, c *pipeline.Cell) (*pipeline.Checkpoint, error) {
+	cp, err := rd.ReadCheckpoint(c.ID)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("cell %s (%s): %w", c.ID, c.Name, err)
+	case cp.CellID != c.ID:
+		return nil, fmt.Errorf("cell %s (%s): its checkpoint is for cell %q", c.ID, c.Name, cp.CellID)
 	}
-	tb.closers, tb.aborts = nil, nil
+	return cp, nil
 }
 
 // planColumns fills the cells columns that come from the plan.
@@ -302,126 +271,6 @@ func findVariant(p *pipeline.Plan, c *pipeline.Cell) *pipeline.Variant {
 		}
 	}
 	return nil
-}
-
-// measured fills the cells columns that come from the checkpoint and
-// returns the cell's histogram row (nil without a histogram) with its
-// distribution.
-func measured(r *datasets.Cell, cp *pipeline.Checkpoint) (*hdrstat.Dist, *datasets.Histogram, []string, error) {
-	var warns []string
-	r.Status = cp.Status
-	r.Error = nonEmpty(cp.Error)
-	r.Start = nonEmpty(cp.Start)
-	r.Started = timeOrNil(cp.Started)
-	r.Ended = timeOrNil(cp.Ended)
-	if w := cp.Window; w != nil {
-		r.WarmupUS = ptr(w.Warmup.Microseconds())
-		r.MeasureUS = ptr(w.Measure.Microseconds())
-		r.DiscardHeadUS = ptr(w.DiscardHead.Microseconds())
-		r.LoadStart = timeOrNil(w.LoadStart)
-		r.KeptStart = timeOrNil(w.KeptStart)
-		r.KeptEnd = timeOrNil(w.KeptEnd)
-	}
-	var d *hdrstat.Dist
-	var hist *datasets.Histogram
-	if l := cp.Load; l != nil {
-		r.Requests = ptr(l.Requests)
-		r.Errors = ptr(l.Errors)
-		r.RPS = ptr(l.RPS)
-		r.KeptDurationUS = ptr(micros(l.DurationS))
-		if l.Connections > 0 {
-			r.Connections = ptr(int64(l.Connections))
-		}
-		if l.RateTarget > 0 {
-			r.RateTarget = ptr(l.RateTarget)
-		}
-		if l.Hist != "" {
-			h, err := hdrstat.Decode(l.Hist)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			d = hdrstat.NewDist(h)
-			hist = &datasets.Histogram{
-				CellID:              r.CellID,
-				Unit:                "us",
-				TotalCount:          h.TotalCount(),
-				MinUS:               d.Min(),
-				MaxUS:               d.Max(),
-				LowestDiscernibleUS: h.LowestTrackableValue(),
-				HighestTrackableUS:  h.HighestTrackableValue(),
-				SignificantDigits:   h.SignificantFigures(),
-				Hist:                l.Hist,
-			}
-			if d.TotalCount() > 0 {
-				r.LatencyMeanUS = ptr(h.Mean())
-				r.LatencyP50US = ptr(d.Percentile(50))
-				r.LatencyP90US = ptr(d.Percentile(90))
-				r.LatencyP99US = ptr(d.Percentile(99))
-				r.LatencyP999US = ptr(d.Percentile(99.9))
-				r.LatencyP9999US = ptr(d.Percentile(99.99))
-				r.LatencyMaxUS = ptr(d.Max())
-				r.LatencyMinUS = ptr(d.Min())
-				for i, t := range datasets.TailThresholdsUS {
-					n := d.Over(t)
-					r.Tails[i] = datasets.Tail{Count: ptr(n), Share: ptr(float64(n) / float64(d.TotalCount()))}
-				}
-				if l.Latency.P99 != 0 && l.Latency.P99 != *r.LatencyP99US {
-					warns = append(warns, fmt.Sprintf("cell %s: the checkpoint's p99 is %d us, its histogram's %d us; the tables use the histogram's",
-						r.CellID, l.Latency.P99, *r.LatencyP99US))
-				}
-			}
-		} else if l.Requests > 0 {
-			// No histogram: publish the load generator's own summary.
-			lat := l.Latency
-			r.LatencyMeanUS = ptr(lat.Mean)
-			r.LatencyP50US, r.LatencyP90US, r.LatencyP99US = ptr(lat.P50), ptr(lat.P90), ptr(lat.P99)
-			r.LatencyP999US, r.LatencyP9999US = ptr(lat.P999), ptr(lat.P9999)
-			r.LatencyMaxUS, r.LatencyMinUS = ptr(lat.Max), ptr(lat.Min)
-			warns = append(warns, fmt.Sprintf("cell %s: no histogram in the checkpoint; no tail counts or spectrum", r.CellID))
-		}
-		r.ResponseBytes = ptr(l.ResponseBytes)
-		if l.Requests > 0 {
-			r.ResponseBytesPerRequest = ptr(float64(l.ResponseBytes) / float64(l.Requests))
-		}
-		r.LoadgenCPUUS = ptr(micros(l.LoadgenCPUS))
-		r.LoadgenDurationUS = ptr(micros(l.LoadgenDurationS))
-		if l.LoadgenCPUs > 0 {
-			r.LoadgenCPUs = ptr(int64(l.LoadgenCPUs))
-			if l.LoadgenDurationS > 0 {
-				r.LoadgenCPUShare = ptr(l.LoadgenCPUS / (l.LoadgenDurationS * float64(l.LoadgenCPUs)))
-			}
-		}
-		r.Sends = ptr(l.Sends)
-		r.LateSends = ptr(l.LateSends)
-	}
-	if t := cp.Target; t != nil {
-		r.RSSSteadyBytes = ptr(t.RSSSteadyBytes)
-		r.RSSPeakBytes = ptr(t.RSSPeakBytes)
-		r.RSSAfterBytes = ptr(t.RSSAfterBytes)
-		r.TargetCPUUS = ptr(micros(t.CPUSeconds))
-		r.CPUPerRequestUS = ptr(t.CPUPerRequestUS)
-		r.Threads = ptr(int64(t.Threads))
-		if t.EventLoopThreads >= 0 {
-			r.EventLoopThreads = ptr(int64(t.EventLoopThreads))
-		}
-	}
-	if g := cp.GC; g != nil {
-		r.GCSource = nonEmpty(g.Source)
-		r.GCCount = ptr(int64(g.Count))
-		r.GCPauseTotalUS = ptr(g.PauseTotalUS)
-		r.GCPauseMaxUS = ptr(g.PauseMaxUS)
-		r.GCCountBefore = ptr(int64(g.CountBefore))
-		r.GCCountAfter = ptr(int64(g.CountAfter))
-	}
-	if a := cp.AccessLog; a != nil {
-		r.LogBytes = ptr(a.Bytes)
-		r.LogBytesPerRequest = ptr(a.BytesPerRequest)
-	}
-	if c := cp.ColdStart; c != nil {
-		r.ColdStartUS = ptr(micros(c.MedianMS / 1e3))
-		r.ColdStartFirstUS = ptr(micros(c.StartMS / 1e3))
-	}
-	return d, hist, warns, nil
 }
 
 func spectrum(id string, d *hdrstat.Dist) []datasets.SpectrumPoint {

@@ -11,6 +11,10 @@ import (
 	"github.com/prometheus/procfs"
 )
 
+// ErrInterval is returned by [Sampler.Run] at once when the sampling
+// interval is not positive: nothing can be sampled.
+var ErrInterval = errors.New("procsample: sampling interval")
+
 // Sampler samples a process group at a fixed interval.
 type Sampler struct {
 	fs       procfs.FS
@@ -39,11 +43,12 @@ func NewSampler(pfs procfs.FS, pgid int, re *regexp.Regexp, interval time.Durati
 // Run takes a sample at once and then one per interval (a tick that comes
 // while a sample is still being read is dropped) until ctx is done or the
 // process group is gone. It returns nil when ctx ended the sampling,
-// ErrGroupGone when the group did, and otherwise the first error of a
-// failed sample: a sample that fails is left out and sampling goes on.
+// ErrGroupGone when the group did, ErrInterval when it could not start,
+// and otherwise the first error of a failed sample: a sample that fails is
+// left out and sampling goes on.
 func (s *Sampler) Run(ctx context.Context) error {
 	if s.interval <= 0 {
-		return fmt.Errorf("procsample: sampling interval %v, want > 0", s.interval)
+		return fmt.Errorf("%w %v, want > 0", ErrInterval, s.interval)
 	}
 	t := time.NewTicker(s.interval)
 	defer t.Stop()

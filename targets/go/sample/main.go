@@ -53,74 +53,46 @@ func envBool(name string, def bool) bool {
 	return def
 }
 
+// options are the command line's flags; each defaults to its environment
+// variable.
+type options struct {
+	port      int
+	addr      string
+	logPath   string
+	nodelay   bool
+	work      int
+	logPad    int
+	static    bool
+	closeConn bool
+	headerPad int
+	affinity  string
+	pinTo     []int // affinity, parsed
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sample-go", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	port := fs.Int("port", envInt("PORT", 8080), "TCP port on 127.0.0.1 (0 picks a free one) [$PORT]")
-	addr := fs.String("addr", os.Getenv("ADDR"), "listen address host:port; overrides -port [$ADDR]")
-	logPath := fs.String("access-log", os.Getenv("ACCESS_LOG"), "file for the JSON access log; empty disables it [$ACCESS_LOG]")
-	nodelay := fs.Bool("nodelay", envBool("TCP_NODELAY", true), "set TCP_NODELAY on accepted connections [$TCP_NODELAY]")
-	work := fs.Int("work-factor", envInt("WORK_FACTOR", 10), "times the string endpoints repeat their work [$WORK_FACTOR]")
-	logPad := fs.Int("fault-log-pad", envInt("FAULT_LOG_PAD", 0), "FAULT: add N bytes to every access-log line [$FAULT_LOG_PAD]")
-	static := fs.Bool("fault-static", envBool("FAULT_STATIC", false), "FAULT: /api/strings and /api/generated repeat their first answer whatever the input [$FAULT_STATIC]")
-	closeConn := fs.Bool("fault-close", envBool("FAULT_CLOSE", false), "FAULT: send Connection: close and close the connection after every response [$FAULT_CLOSE]")
-	headerPad := fs.Int("fault-header-pad", envInt("FAULT_HEADER_PAD", 0), "FAULT: add an X-Pad header of N bytes to every response [$FAULT_HEADER_PAD]")
-	affinity := fs.String("fault-affinity", os.Getenv("FAULT_AFFINITY"), "FAULT: at start-up re-pin every thread to this CPU list, e.g. 0-1 [$FAULT_AFFINITY]")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if *work < 1 || *work > MaxWorkFactor {
-		return fmt.Errorf("work factor %d: want 1..%d", *work, MaxWorkFactor)
-	}
-	if *logPad < 0 || *logPad > MaxLogPad {
-		return fmt.Errorf("fault log pad %d: want 0..%d", *logPad, MaxLogPad)
-	}
-	if *headerPad < 0 || *headerPad > MaxLogPad {
-		return fmt.Errorf("fault header pad %d: want 0..%d", *headerPad, MaxLogPad)
-	}
-	var pinTo []int
-	if *affinity != "" {
-		cpus, err := cpuset.Parse(*affinity)
-		if err != nil {
-			return fmt.Errorf("fault affinity: %w", err)
-		}
-		pinTo = cpus
-	}
-	if *addr == "" {
-		if *port < 0 || *port > 65535 {
-			return fmt.Errorf("port %d: want 0..65535", *port)
-		}
-		*addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
-	}
-
-	if pinTo != nil {
-		if err := pinAllThreads(pinTo); err != nil {
+	if o.pinTo != nil {
+		if err := pinAllThreads(o.pinTo); err != nil {
 			return fmt.Errorf("fault affinity: %w", err)
 		}
 	}
-
-	cfg := Config{WorkFactor: *work, Faults: Faults{LogPad: *logPad, Static: *static, Close: *closeConn, HeaderPad: *headerPad}}
-	var logw *bufio.Writer
-	var logMu sync.Mutex
-	if *logPath != "" {
-		f, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
+	cfg := Config{WorkFactor: o.work, Faults: Faults{LogPad: o.logPad, Static: o.static, Close: o.closeConn, HeaderPad: o.headerPad}}
+	var lf *logFile
+	if o.logPath != "" {
+		if lf, err = openLogFile(o.logPath); err != nil {
 			return fmt.Errorf("access log: %w", err)
 		}
-		defer f.Close()
-		logw = bufio.NewWriterSize(f, 64<<10)
-		cfg.AccessLog = lockedWriter{&logMu, logw}
-		defer func() { logMu.Lock(); logw.Flush(); logMu.Unlock() }()
+		defer lf.close()
+		cfg.AccessLog = lf
 	}
-
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if !*nodelay {
+	if !o.nodelay {
 		ln = noDelayListener{ln.(*net.TCPListener), false}
 	}
 	srv := &http.Server{
@@ -129,27 +101,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		IdleTimeout:       120 * time.Second,
 	}
 	fmt.Fprintf(stdout, "sample-go listening on %s\n", ln.Addr())
+	return serve(ctx, srv, ln, lf)
+}
 
+// parseOptions parses and checks the command line.
+func parseOptions(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("sample-go", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.port, "port", envInt("PORT", 8080), "TCP port on 127.0.0.1 (0 picks a free one) [$PORT]")
+	fs.StringVar(&o.addr, "addr", os.Getenv("ADDR"), "listen address host:port; overrides -port [$ADDR]")
+	fs.StringVar(&o.logPath, "access-log", os.Getenv("ACCESS_LOG"), "file for the JSON access log; empty disables it [$ACCESS_LOG]")
+	fs.BoolVar(&o.nodelay, "nodelay", envBool("TCP_NODELAY", true), "set TCP_NODELAY on accepted connections [$TCP_NODELAY]")
+	fs.IntVar(&o.work, "work-factor", envInt("WORK_FACTOR", 10), "times the string endpoints repeat their work [$WORK_FACTOR]")
+	fs.IntVar(&o.logPad, "fault-log-pad", envInt("FAULT_LOG_PAD", 0), "FAULT: add N bytes to every access-log line [$FAULT_LOG_PAD]")
+	fs.BoolVar(&o.static, "fault-static", envBool("FAULT_STATIC", false), "FAULT: /api/strings and /api/generated repeat their first answer whatever the input [$FAULT_STATIC]")
+	fs.BoolVar(&o.closeConn, "fault-close", envBool("FAULT_CLOSE", false), "FAULT: send Connection: close and close the connection after every response [$FAULT_CLOSE]")
+	fs.IntVar(&o.headerPad, "fault-header-pad", envInt("FAULT_HEADER_PAD", 0), "FAULT: add an X-Pad header of N bytes to every response [$FAULT_HEADER_PAD]")
+	fs.StringVar(&o.affinity, "fault-affinity", os.Getenv("FAULT_AFFINITY"), "FAULT: at start-up re-pin every thread to this CPU list, e.g. 0-1 [$FAULT_AFFINITY]")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return o, o.check()
+}
+
+// check validates the options, parses the fault affinity and resolves
+// the listen address.
+func (o *options) check() error {
+	if o.work < 1 || o.work > MaxWorkFactor {
+		return fmt.Errorf("work factor %d: want 1..%d", o.work, MaxWorkFactor)
+	}
+	if o.logPad < 0 || o.logPad > MaxLogPad {
+		return fmt.Errorf("fault log pad %d: want 0..%d", o.logPad, MaxLogPad)
+	}
+	if o.headerPad < 0 || o.headerPad > MaxLogPad {
+		return fmt.Errorf("fault header pad %d: want 0..%d", o.headerPad, MaxLogPad)
+	}
+	if o.affinity != "" {
+		cpus, err := cpuset.Parse(o.affinity)
+		if err != nil {
+			return fmt.Errorf("fault affinity: %w", err)
+		}
+		o.pinTo = cpus
+	}
+	if o.addr == "" {
+		if o.port < 0 || o.port > 65535 {
+			return fmt.Errorf("port %d: want 0..65535", o.port)
+		}
+		o.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port))
+	}
+	return nil
+}
+
+// serve serves until ctx is done, then shuts the server down gracefully.
+// The access log, if any, reaches its file at least once a second.
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, lf *logFile) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	var flushDone chan struct{}
-	if logw != nil { // the access log reaches the file at least once a second
-		flushDone = make(chan struct{})
-		go func() {
-			t := time.NewTicker(time.Second)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					logMu.Lock()
-					logw.Flush()
-					logMu.Unlock()
-				case <-flushDone:
-					return
-				}
-			}
-		}()
-		defer close(flushDone)
+	if lf != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go lf.flushEverySecond(stop)
 	}
 	select {
 	case err := <-errc:
@@ -164,15 +179,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
+// logFile is the access log's file behind a buffer that the handlers and
+// the flusher share.
+type logFile struct {
+	mu sync.Mutex
+	f  *os.File
+	w  *bufio.Writer
 }
 
-func (l lockedWriter) Write(p []byte) (int, error) {
+func openLogFile(path string) (*logFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &logFile{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+func (l *logFile) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+func (l *logFile) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Flush()
+}
+
+// flushEverySecond flushes the buffer once a second until stop is closed.
+func (l *logFile) flushEverySecond(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			l.flush()
+		case <-stop:
+			return
+		}
+	}
+}
+
+// close flushes what is left and closes the file.
+func (l *logFile) close() {
+	l.flush()
+	l.f.Close()
 }
 
 // noDelayListener sets TCP_NODELAY on each accepted connection as told (Go

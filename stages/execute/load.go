@@ -1,0 +1,250 @@
+package execute
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
+	"yardstick/stages/execute/loadgen"
+	"yardstick/stages/execute/procgroup"
+)
+
+// loadSpec builds the load generator's spec for cell c.
+func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
+	req := b.Request
+	subst := func(s string) string {
+		if c.Point.Payload != nil {
+			s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
+		}
+		return s
+	}
+	s := loadgen.Spec{
+		URL:      "http://127.0.0.1:" + strconv.Itoa(v.Port) + subst(req.Path),
+		Method:   req.Method,
+		Body:     subst(req.Body),
+		Duration: loadgen.Duration(d),
+		Timeout:  loadgen.Duration(b.Timeout.D()),
+		Seed:     seedOf(c.ID),
+		CPUs:     b.Placement.Loadgen,
+	}
+	if c.Point.Payload != nil {
+		s.Payload = *c.Point.Payload
+	}
+	if req.Vary != nil {
+		s.VaryMin, s.VaryMax = req.Vary.Min, req.Vary.Max
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
+		s.Headers = append(s.Headers, k+": "+subst(req.Headers[k]))
+	}
+	switch c.Point.Mode {
+	case "closed":
+		s.Connections = c.Point.Concurrency
+	default:
+		s.Connections = c.Point.Connections
+		s.Rate = c.Point.Rate
+		if c.Point.PeakFraction > 0 {
+			peak, err := r.peak(b, c)
+			if err != nil {
+				return s, err
+			}
+			s.Rate = 0
+			s.RateFraction, s.PeakRPS = c.Point.PeakFraction, peak
+		}
+	}
+	return s, nil
+}
+
+// peak is the highest throughput of a closed-loop cell of the same
+// variant, repeat and payload measured earlier in this run.
+func (r *runner) peak(b *pipeline.Batch, c *pipeline.Cell) (float64, error) {
+	best := 0.0
+	for _, o := range r.plan.Cells {
+		if o.Batch != c.Batch || o.Variant != c.Variant || o.Repeat != c.Repeat || o.Point.Mode != "closed" || !samePayload(o.Point.Payload, c.Point.Payload) {
+			continue
+		}
+		cp, err := r.rd.ReadCheckpoint(o.ID)
+		if err != nil || cp.Status != pipeline.StatusOK || cp.Load == nil {
+			continue
+		}
+		best = math.Max(best, cp.Load.RPS)
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("rate %s%% of peak: no closed-loop cell of %s r%d measured a peak in this run", strconv.FormatFloat(c.Point.PeakFraction*100, 'f', -1, 64), c.Variant, c.Repeat)
+	}
+	return best, nil
+}
+
+func samePayload(a, b *int) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// seedOf derives a load generator seed from a cell id, so a rerun of the
+// same cell sends the same sequence of {vary} values.
+func seedOf(id string) uint64 {
+	n, err := strconv.ParseUint(id, 16, 64)
+	if err != nil {
+		return 1
+	}
+	return n
+}
+
+// load is one run of `yardstick loadgen --stdio`, pinned to the load
+// generator's CPUs. It has two concurrent parts, [load.read] and
+// [load.watch], that the caller runs under one errgroup (with its own
+// parts beside them, if any); both have ended when the group has.
+type load struct {
+	r      *runner
+	p      *procgroup.Process
+	spec   loadgen.Spec
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr syncBuffer
+	res    *loadgen.Result // set by read when the run ends with a result
+}
+
+// startLoad starts the load generator for spec; nothing is sent to it yet.
+func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) {
+	cpus, err := cpuset.Parse(b.Placement.Loadgen)
+	if err != nil {
+		return nil, err
+	}
+	l := &load{r: r, spec: spec}
+	p, err := r.start(procgroup.Spec{
+		Argv:   []string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen},
+		CPUs:   cpus,
+		Stderr: &l.stderr,
+		Setup:  l.pipes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load generator: %w", err)
+	}
+	l.p = p
+	return l, nil
+}
+
+// pipes connects the load generator's stdin and stdout.
+func (l *load) pipes(cmd *exec.Cmd) error {
+	var err error
+	if l.stdin, err = cmd.StdinPipe(); err != nil {
+		return err
+	}
+	l.stdout, err = cmd.StdoutPipe()
+	return err
+}
+
+// limit is the hard bound of a run: its own length plus the request
+// timeout and a margin. Past it the run is stopped as if cancelled.
+func (l *load) limit() time.Duration {
+	return time.Duration(l.spec.Duration) + time.Duration(l.spec.Timeout) + 30*time.Second
+}
+
+// read sends the spec, reads the intervals (calling onInterval for each)
+// until the result, and stops the load generator. Cancelling ctx sends a
+// stop and still waits for the result of what was measured.
+func (l *load) read(ctx context.Context, onInterval func(loadgen.Interval)) error {
+	defer l.r.stop(l.p)
+	res, err := loadgen.Drive(ctx, l.stdout, l.stdin, l.spec, onInterval)
+	l.stdin.Close()
+	if err != nil {
+		if s := strings.TrimSpace(l.stderr.String()); s != "" {
+			err = fmt.Errorf("%w; load generator stderr: %s", err, lastLine(s))
+		}
+		return err
+	}
+	l.res = res
+	return nil
+}
+
+// watch kills a hung load generator: once ctx is done, it gets a grace
+// period (plus the request timeout) to end before SIGKILL. watch returns
+// when the process has ended or been killed.
+func (l *load) watch(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		select {
+		case <-l.p.Done():
+		case <-time.After(l.r.opts.StopGrace + time.Duration(l.spec.Timeout)):
+			_ = l.p.Signal(syscall.SIGKILL)
+		}
+	case <-l.p.Done():
+	}
+	return nil
+}
+
+// drive runs the load generator through spec on its own and returns its
+// result: read and watch under one errgroup, bounded by the run's limit.
+func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec) (*loadgen.Result, error) {
+	l, err := r.startLoad(b, spec)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.limit())
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return l.watch(gctx) })
+	g.Go(func() error { return l.read(gctx, nil) })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return l.res, nil
+}
+
+// syncBuffer collects a process's stderr, written by exec's copying
+// goroutine and read by the driver.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// serviceWarmup runs the first cell's workload point for the batch's
+// service warm-up; nothing of it is kept.
+func (r *runner) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) error {
+	d := b.Windows.ServiceWarmup.D()
+	if d <= 0 {
+		return nil
+	}
+	r.prog.note(fmt.Sprintf("%s: service warm-up %s", t.variant.Label, d))
+	spec, err := r.loadSpec(b, t.variant, c, d)
+	if err != nil || spec.Rate > 0 || spec.RateFraction > 0 {
+		// An open-loop first point may need a peak not measured yet: warm
+		// up with a closed loop on the batch's connections instead.
+		spec.Rate, spec.RateFraction, spec.PeakRPS = 0, 0, 0
+	}
+	_, err = r.drive(ctx, b, spec)
+	if err == nil && t.p.Exited() {
+		err = fmt.Errorf("target exited (%s); stderr: %s", t.p.ExitStatus(), tail(t.stderr))
+	}
+	return err
+}
