@@ -235,7 +235,7 @@ func TestErrors(t *testing.T) {
 		"cell without id":  {`[{"check": "x", "scope": "cell", "batch": "b", "pass": true}]`, "without cell_id"},
 		"unknown key":      {`[{"check": "x", "scope": "batch", "batch": "b", "pass": true, "verdict": 1}]`, "unknown field"},
 		"not an array":     {`{"check": "x"}`, "cannot unmarshal"},
-		"checkpoint wrong": {"", "its checkpoint is for cell"},
+		"checkpoint wrong": {"", "the checkpoint of cell"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := synthrun.Options{}
