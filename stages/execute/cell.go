@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -346,10 +347,15 @@ func (r *runner) gcStats(t *target, load, kept, end, after offsets) *pipeline.GC
 	default:
 		return nil
 	}
-	b, err := os.ReadFile(file)
+	// Read only the bytes from the load's start to the idle's end (one
+	// before, for the line-boundary check), bounded: a target may write
+	// gigabytes to its stderr.
+	base := max(start-1, 0)
+	b, err := readRange(file, base, upto, maxGCLogWindow)
 	if err != nil {
 		return nil
 	}
+	start, from, to, upto = start-base, from-base, to-base, upto-base
 	in := parse(gclog.Window(b, from, to))
 	src := "jvm"
 	if t.variant.GCLog == "gctrace" {
@@ -530,4 +536,25 @@ func countMasks(fs procfs.FS, pid int, into map[string]int) {
 	for _, mask := range m {
 		into[mask]++
 	}
+}
+
+// maxGCLogWindow bounds the GC log (or stderr) bytes read for one cell.
+const maxGCLogWindow = 256 << 20
+
+// readRange reads bytes [from, to) of file, refusing more than limit.
+func readRange(file string, from, to, limit int64) ([]byte, error) {
+	if to-from > limit {
+		return nil, fmt.Errorf("%s: %d bytes in the window, more than %d", file, to-from, limit)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, max(to-from, 0))
+	n, err := f.ReadAt(b, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b[:n], nil
 }

@@ -52,6 +52,9 @@ type Options struct {
 	Terminal bool
 	// StopGrace is how long a process gets between SIGTERM and SIGKILL.
 	StopGrace time.Duration
+	// BuildTimeout bounds each build step (default 15 minutes): a build
+	// that hangs fails its cells instead of the run.
+	BuildTimeout time.Duration
 }
 
 // Summary counts what a run did.
@@ -96,6 +99,9 @@ type runner struct {
 
 // Run executes every selected cell of the plan that has no checkpoint yet.
 func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Options) (Summary, error) {
+	if opts.BuildTimeout == 0 {
+		opts.BuildTimeout = 15 * time.Minute
+	}
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 5 * time.Second
 	}
@@ -276,10 +282,18 @@ func (r *runner) start(s procgroup.Spec) (*procgroup.Process, error) {
 	return p, err
 }
 
-// stop stops a process group and tells the reaper it is gone.
+// stop stops a process group and tells the reaper it is gone. A process
+// that had to be killed, or that left processes behind, is noted.
 func (r *runner) stop(p *procgroup.Process) {
-	p.Stop(r.opts.StopGrace)
+	rep := p.Stop(r.opts.StopGrace)
 	r.reaper.remove(p.PID())
+	name := filepath.Base(p.Cmd.Path)
+	if rep.Killed {
+		r.prog.note(fmt.Sprintf("stop %s (pid %d): no exit within %s of SIGTERM; killed", name, p.PID(), r.opts.StopGrace))
+	}
+	if rep.Lingering {
+		r.prog.note(fmt.Sprintf("stop %s (pid %d): processes of its group outlived it and SIGKILL", name, p.PID()))
+	}
 }
 
 // dir resolves a process's working directory against the run's workdir.
@@ -319,8 +333,13 @@ func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) err
 	r.prog.note("build " + key + ": " + strings.Join(p.Build, " "))
 	bp, err := r.start(procgroup.Spec{Argv: p.Build, Dir: r.dir(p.Dir), Stdout: out, Stderr: out})
 	if err == nil {
-		werr := bp.Wait(ctx)
+		bctx, cancel := context.WithTimeout(ctx, r.opts.BuildTimeout)
+		werr := bp.Wait(bctx)
+		cancel()
 		r.stop(bp)
+		if werr != nil && ctx.Err() == nil && bctx.Err() != nil {
+			werr = fmt.Errorf("did not finish within %s", r.opts.BuildTimeout)
+		}
 		if werr != nil {
 			err = fmt.Errorf("build step %s: %v; log %s: %s", strings.Join(p.Build, " "), werr, logPath, tail(logPath))
 		}

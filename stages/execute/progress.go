@@ -59,6 +59,9 @@ func (p *progress) line(s string) {
 
 // note reports a step inside a cell or a group (a start, a warm-up).
 func (p *progress) note(s string) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.terminal {
