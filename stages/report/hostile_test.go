@@ -160,3 +160,32 @@ func TestNamesFromTablesAreChecked(t *testing.T) {
 		t.Errorf("checkNames refused a plain cell: %v", err)
 	}
 }
+
+// TestUntrustedTextIsEscaped: text from a definition or the tables (a
+// description, a cell) reaches HTML and SVG as text, never as markup, and
+// Markdown as text, never as a link or raw HTML.
+func TestUntrustedTextIsEscaped(t *testing.T) {
+	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>[x](javascript:alert(3))`
+	d := &doc{}
+	d.literal(evil)
+	d.table("", []string{"variant", "rps"}, [][]string{{evil, "1"}})
+	page := string(d.html("t"))
+	md := string(d.markdown())
+	for _, bad := range []string{"<script>", "<img src=x"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("html holds %q", bad)
+		}
+		if strings.Contains(md, bad) {
+			t.Errorf("markdown holds %q", bad)
+		}
+	}
+	if !strings.Contains(page, "&lt;script&gt;") {
+		t.Errorf("html lost the text: %s", page)
+	}
+	if strings.Contains(md, "[x](javascript") {
+		t.Errorf("markdown holds a live link: %s", md)
+	}
+	if got := esc(evil); strings.Contains(got, "<") || strings.Contains(got, ">") {
+		t.Errorf("svg text escape left markup: %s", got)
+	}
+}
