@@ -29,19 +29,26 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()
 
 // UnmarshalJSON reads a duration string.
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	v, err := ParseDurationJSON(b)
+	*d = Duration(v)
+	return err
+}
+
+// ParseDurationJSON reads a JSON string holding a Go duration ("20s"),
+// which must not be negative.
+func ParseDurationJSON(b []byte) (time.Duration, error) {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration: want a string such as \"20s\": %w", err)
+		return 0, fmt.Errorf("duration: want a string such as \"20s\": %w", err)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("duration %q: %w", s, err)
+		return 0, fmt.Errorf("duration %q: %w", s, err)
 	}
 	if v < 0 {
-		return fmt.Errorf("duration %q: negative", s)
+		return 0, fmt.Errorf("duration %q: negative", s)
 	}
-	*d = Duration(v)
-	return nil
+	return v, nil
 }
 
 // Windows are the phases of a target's life in a batch.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"yardstick/pipeline"
@@ -33,7 +34,7 @@ func Verify(rd *pipeline.RunDir, p *pipeline.Plan) error {
 		if id := pipeline.CellID(p.Experiment, b, v, c); id != c.ID {
 			return fmt.Errorf("%s: cell %s (%s) hashes to %s: plan.json was changed after it was made", rd.Path("plan.json"), c.ID, c.Name, id)
 		}
-		if !sameStrings(c.Argv, v.Argv) || !sameStrings(c.Env, v.Env) {
+		if !slices.Equal(c.Argv, v.Argv) || !slices.Equal(c.Env, v.Env) {
 			return fmt.Errorf("%s: cell %s (%s) has an argv or env other than its variant's: plan.json was changed after it was made", rd.Path("plan.json"), c.ID, c.Name)
 		}
 	}
@@ -67,18 +68,6 @@ func sourceName(path string) string {
 		return filepath.Base(path)
 	}
 	return filepath.Clean(path)
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func short(h string) string {

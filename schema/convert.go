@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"yardstick/pipeline"
@@ -18,19 +16,9 @@ import (
 type jsonDuration time.Duration
 
 func (d *jsonDuration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration: want a string such as \"20s\": %w", err)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("duration %q: %w", s, err)
-	}
-	if v < 0 {
-		return fmt.Errorf("duration %q: negative", s)
-	}
+	v, err := pipeline.ParseDurationJSON(b)
 	*d = jsonDuration(v)
-	return nil
+	return err
 }
 
 func (d jsonDuration) convert() pipeline.Duration { return pipeline.Duration(d) }
