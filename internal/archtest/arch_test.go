@@ -4,6 +4,7 @@
 package archtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"cuelang.org/go/cue/format"
 )
 
 // maxFuncLines is the longest a non-test function may be.
@@ -174,4 +177,27 @@ func TestNoPointerOutsideTheRepo(t *testing.T) {
 			t.Errorf("%s points outside the repository (%s)", rel, needle)
 		}
 	})
+}
+
+// TestShippedExperimentsAreFormatted: `cue fmt` leaves every shipped
+// definition unchanged, so a review diff shows only what changed.
+func TestShippedExperimentsAreFormatted(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(root(t), "experiments", "*.cue"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no experiments/*.cue: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := format.Source(b)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if !bytes.Equal(out, b) {
+			t.Errorf("%s is not as cue fmt writes it", filepath.Base(f))
+		}
+	}
 }
