@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +41,7 @@ func openInChromium(t *testing.T, page string) (console []string, png []byte) {
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0",
-		"--screenshot="+shot, "--window-size=1280,2000", "file://"+page)
+		"--screenshot="+shot, "--window-size=1280,800", "--hide-scrollbars", "file://"+page)
 	var stderr bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -59,30 +61,108 @@ func openInChromium(t *testing.T, page string) (console []string, png []byte) {
 
 // TestReportHTMLInChromium opens report.html from disk in headless
 // Chromium, checks the browser logged no console message and no failed
-// load, and keeps its screenshot (testdata/out/report.png, ignored by git).
-// A page that does log an error shows that the check sees one.
+// load, and keeps its 1280x800 screenshot (testdata/out/report.png,
+// ignored by git): that first screen must show a chart, which the
+// screenshot's series colours prove. A page that logs an error and has no
+// chart shows that both checks see the difference.
 func TestReportHTMLInChromium(t *testing.T) {
 	res := render(t, Options{})
-	errs, png := openInChromium(t, filepath.Join(res.Out, "report.html"))
+	errs, shot := openInChromium(t, filepath.Join(res.Out, "report.html"))
 	if len(errs) > 0 {
 		t.Errorf("chromium logged console errors or failed loads:\n%s", strings.Join(errs, "\n"))
 	}
-	if len(png) < 20_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-		t.Errorf("screenshot is %d bytes or not a PNG: the page looks empty", len(png))
+	if len(shot) < 20_000 || !bytes.HasPrefix(shot, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("screenshot is %d bytes or not a PNG: the page looks empty", len(shot))
 	}
 	keep := filepath.Join("testdata", "out")
 	if err := os.MkdirAll(keep, 0o755); err == nil {
-		if err := os.WriteFile(filepath.Join(keep, "report.png"), png, 0o644); err == nil {
+		if err := os.WriteFile(filepath.Join(keep, "report.png"), shot, 0o644); err == nil {
 			t.Logf("screenshot: %s", filepath.Join(keep, "report.png"))
 		}
 	}
+	n := seriesPixels(t, shot)
+	t.Logf("first screen: %d pixels of series colour", n)
+	if n < 100 {
+		t.Errorf("the first screen (1280x800) shows %d pixels of series colour: no chart on it", n)
+	}
 
 	bad := filepath.Join(t.TempDir(), "bad.html")
-	if err := os.WriteFile(bad, []byte(`<!DOCTYPE html><html><body><script>console.error("broken chart")</script></body></html>`), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte(`<!DOCTYPE html><html><body><table><tr><td>host</td><td>bench-01</td></tr></table><script>console.error("broken chart")</script></body></html>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if errs, _ := openInChromium(t, bad); len(errs) == 0 {
+	errs, shot = openInChromium(t, bad)
+	if len(errs) == 0 {
 		t.Error("the console check missed console.error on a bad page")
+	}
+	if n := seriesPixels(t, shot); n >= 100 {
+		t.Errorf("a page without a chart shows %d pixels of series colour: the chart check cannot fail", n)
+	} else {
+		t.Logf("a page without a chart: %d pixels of series colour", n)
+	}
+}
+
+// seriesPixels counts the pixels of a 1280x800 screenshot that are close
+// to one of the first three series colours: only the charts draw them.
+func seriesPixels(t *testing.T, shot []byte) int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 800 {
+		t.Fatalf("screenshot is %dx%d, want the 1280x800 first screen", b.Dx(), b.Dy())
+	}
+	var want [][3]int
+	for _, c := range palette[:3] {
+		var r, g, b int
+		if _, err := fmt.Sscanf(c, "#%02x%02x%02x", &r, &g, &b); err != nil {
+			t.Fatalf("palette colour %q: %v", c, err)
+		}
+		want = append(want, [3]int{r, g, b})
+	}
+	n := 0
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			for _, w := range want {
+				if abs(int(r>>8)-w[0]) <= 12 && abs(int(g>>8)-w[1]) <= 12 && abs(int(b>>8)-w[2]) <= 12 {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// TestHTMLFirstScreen: in report.html the verdicts in words come first,
+// then the first chart, then the first table; the environment tables come
+// last, folded inside <details>.
+func TestHTMLFirstScreen(t *testing.T) {
+	res := render(t, Options{})
+	h := string(read(t, filepath.Join(res.Out, "report.html")))
+	verdict := strings.Index(h, "<li>at c32-p128: highest throughput jvm-512m")
+	figure, table := strings.Index(h, "<figure"), strings.Index(h, "<table")
+	if !(verdict >= 0 && verdict < figure && figure < table) {
+		t.Errorf("want verdicts, then the first chart, then the first table: verdict %d, figure %d, table %d", verdict, figure, table)
+	}
+	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: 1.21x better throughput, 1.70x worse p99</li>") {
+		t.Error("report.html lacks the verdict of jvm-g1 against go in words")
+	}
+	open, env, closed := strings.Index(h, "<details>"), strings.Index(h, "environment table"), strings.Index(h, "</details>")
+	if !(open >= 0 && open < env && env < closed) {
+		t.Errorf("the environment table is not folded in <details>: <details> %d, table %d, </details> %d", open, env, closed)
+	}
+	if strings.Count(h, "<details>") != 1 || env < strings.LastIndex(h, "<figure") {
+		t.Error("the environment is not the one folded part after every chart")
 	}
 }
 

@@ -24,6 +24,11 @@ const (
 	bTable
 	bChart
 	bList
+	// bFold opens a part folded away in HTML (<details>, text is its
+	// summary) and bFoldEnd closes it; Markdown and text show the part
+	// plainly.
+	bFold
+	bFoldEnd
 )
 
 type block struct {
@@ -78,6 +83,13 @@ func (d *doc) tableLeft(left int, caption string, head []string, rows [][]string
 	d.blocks = append(d.blocks, block{kind: bTable, caption: caption, left: left, head: head, rows: rows})
 }
 
+// fold starts a part shown folded in HTML, under summary; foldEnd ends it.
+func (d *doc) fold(summary string) {
+	d.blocks = append(d.blocks, block{kind: bFold, text: summary})
+}
+
+func (d *doc) foldEnd() { d.blocks = append(d.blocks, block{kind: bFoldEnd}) }
+
 func (d *doc) chart(c *chartFile) {
 	d.blocks = append(d.blocks, block{kind: bChart, chart: c})
 }
@@ -92,6 +104,18 @@ func (d *doc) charts() []*chartFile {
 	return out
 }
 
+// plainBlocks are the blocks without the fold marks, which only HTML
+// draws.
+func (d *doc) plainBlocks() []block {
+	var out []block
+	for _, bl := range d.blocks {
+		if bl.kind != bFold && bl.kind != bFoldEnd {
+			out = append(out, bl)
+		}
+	}
+	return out
+}
+
 // mdCell escapes a table cell: cells hold values read from the datasets
 // (names, labels, check details), which may come from elsewhere.
 func mdCell(s string) string { return safetext.MarkdownCell(s) }
@@ -100,7 +124,7 @@ func mdCell(s string) string { return safetext.MarkdownCell(s) }
 // images next to the file.
 func (d *doc) markdown() []byte {
 	var b strings.Builder
-	for i, bl := range d.blocks {
+	for i, bl := range d.plainBlocks() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -153,7 +177,7 @@ func (d *doc) markdown() []byte {
 // inline code loses its backticks. Charts are named, not drawn.
 func (d *doc) text() []byte {
 	var b strings.Builder
-	for i, bl := range d.blocks {
+	for i, bl := range d.plainBlocks() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -229,7 +253,10 @@ h1{font-size:24px}h2{font-size:20px;border-bottom:1px solid #ddd;padding-bottom:
 .tw{overflow-x:auto;margin:8px 0 16px}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}tr:nth-child(even) td{background:#fafafa}
 caption{caption-side:top;text-align:left;font-style:italic;color:#555;padding:4px 0}
-code{background:#f3f3f3;padding:0 3px;border-radius:3px}figure{margin:12px 0}figure svg{max-width:100%;height:auto}
+code{background:#f3f3f3;padding:0 3px;border-radius:3px}
+figure{display:inline-block;vertical-align:top;width:calc(50% - 12px);margin:8px 8px 8px 0}figure svg{width:100%;height:auto}
+@media (max-width:900px){figure{width:100%}}
+details{margin:8px 0 16px}summary{cursor:pointer;color:#555}
 td.unfair,li.unfair{color:#a40000}`
 
 // html renders a self-contained page: inline CSS and SVG, no script, no
@@ -278,6 +305,10 @@ func (d *doc) html(title string) []byte {
 				b.WriteString("</tr>\n")
 			}
 			b.WriteString("</tbody></table></div>\n")
+		case bFold:
+			fmt.Fprintf(&b, "<details>\n<summary>%s</summary>\n", inline(bl.text))
+		case bFoldEnd:
+			b.WriteString("</details>\n")
 		case bChart:
 			fmt.Fprintf(&b, "<figure id=\"%s\">\n%s</figure>\n", html.EscapeString(strings.TrimSuffix(bl.chart.File, ".svg")), stripXMLDecl(bl.chart.SVG))
 		}

@@ -153,8 +153,8 @@ func build(t *tables, baseline string) (*doc, []string) {
 			notes = append(notes, b.BaselineNote)
 		}
 	}
-	environment(d, t, batches)
-	fairnessSection(d, t, batches)
+	// Pictures and verdicts lead, per batch; the tables of numbers follow;
+	// fairness, then the environment (folded in HTML) close the report.
 	if len(notes) > 0 {
 		d.h(2, "Notes")
 		d.list(notes)
@@ -162,11 +162,15 @@ func build(t *tables, baseline string) (*doc, []string) {
 	for _, b := range batches {
 		batchSection(d, t, b)
 	}
+	fairnessSection(d, t, batches)
+	environment(d, t, batches)
 	return d, notes
 }
 
 func environment(d *doc, t *tables, batches []*Batch) {
 	d.h(2, "Environment and preconditions")
+	d.fold("The machine, and per batch the variants, CPU sets, windows, repeats and noise band")
+	defer d.foldEnd()
 	if len(t.env) == 0 {
 		d.p("No environment row: the machine is unknown.")
 	} else {
@@ -244,7 +248,7 @@ func fairnessSection(d *doc, t *tables, batches []*Batch) {
 	case len(rows) == 0:
 		d.p("All %d fairness checks passed.", len(t.fairness))
 	default:
-		d.p("%d of %d fairness checks failed. The cells they concern are marked UNFAIR in every table below.", len(rows), len(t.fairness))
+		d.p("%d of %d fairness checks failed. The cells they concern are marked UNFAIR in every table above.", len(rows), len(t.fairness))
 		d.table("Failed fairness checks (fairness table)", []string{"check", "scope", "batch", "cell", "expected", "measured", "tolerance", "unit", "detail"}, rows)
 	}
 }
@@ -280,9 +284,108 @@ func batchSection(d *doc, t *tables, b *Batch) {
 	if b.Description != "" {
 		d.literal(b.Description)
 	}
-	d.p("Preconditions: %s.", b.preconditions())
 	d.p("%s", b.BaselineNote)
+	verdicts(d, b)
+	d.p("Preconditions: %s.", b.preconditions())
+	if b.Baseline != nil {
+		radar(d, b)
+	}
+	curves(d, b)
+	spectrumCharts(d, t, b)
+	ramp(d, t, b)
+	heapGradient(d, b)
 
+	results(d, b)
+	if b.Baseline != nil {
+		ratios(d, b)
+	}
+	wins(d, b)
+	peaks(d, b)
+}
+
+// verdicts puts the batch's headline in words: throughput and p99 at
+// each workload point, of every variant against the baseline, or without
+// one the best variant or a tie.
+func verdicts(d *doc, b *Batch) {
+	rps, p99 := metricByKey("rps"), metricByKey("p99")
+	var items []string
+	for _, p := range b.Points {
+		if b.Baseline == nil {
+			if s := bestAt(b, p, rps, "highest throughput", p99, "lowest p99"); s != "" {
+				items = append(items, s)
+			}
+			continue
+		}
+		base := b.Sample(b.Baseline, p)
+		if base == nil {
+			continue
+		}
+		for _, v := range b.Variants {
+			g := b.Sample(v, p)
+			if g == nil || v == b.Baseline {
+				continue
+			}
+			vs := b.Baseline.Label
+			if len(base.Unfair) > 0 {
+				vs += " UNFAIR"
+			}
+			items = append(items, fmt.Sprintf("%s vs %s at %s: %s, %s", label(g), vs, p.Label(),
+				verdictPhrase("throughput", b.compare(rps, base, g)), verdictPhrase("p99", b.compare(p99, base, g))))
+		}
+	}
+	if len(items) == 0 {
+		return
+	}
+	if b.Baseline != nil {
+		d.p("Verdicts against %s, throughput and p99 at each workload point (a tie: inside the noise band of %s or the spread of the repeats, or not significant):", b.Baseline.Label, fmtPct(b.Noise))
+	} else {
+		d.p("Verdicts between the variants, throughput and p99 at each workload point (a tie: the best is inside the noise band of %s or the spread of the runner-up):", fmtPct(b.Noise))
+	}
+	d.list(items)
+}
+
+// verdictPhrase says one comparison in words: "1.21x better throughput",
+// "p99 a tie".
+func verdictPhrase(name string, c stats.Comparison) string {
+	switch c.Verdict {
+	case stats.Tie:
+		return name + " a tie"
+	case stats.NoData:
+		return name + " not comparable"
+	}
+	return fmt.Sprintf("%.2fx %s %s", c.Ratio, c.Verdict, name)
+}
+
+// bestAt says which variant is best at point p on two metrics, or that
+// the best two tie; "" when fewer than two variants were measured there.
+func bestAt(b *Batch, p Point, m1 metric, w1 string, m2 metric, w2 string) string {
+	var gs []*Sample
+	for _, v := range b.Variants {
+		if g := b.Sample(v, p); g != nil {
+			gs = append(gs, g)
+		}
+	}
+	var parts []string
+	for _, mw := range []struct {
+		m    metric
+		word string
+	}{{m1, w1}, {m2, w2}} {
+		w, tie := winner(b, mw.m, gs)
+		switch {
+		case w == nil:
+			return ""
+		case tie:
+			parts = append(parts, mw.word+" a tie")
+		default:
+			parts = append(parts, mw.word+" "+label(w))
+		}
+	}
+	return "at " + p.Label() + ": " + strings.Join(parts, ", ")
+}
+
+// results is the main table per workload point: every metric of every
+// variant, median ± spread.
+func results(d *doc, b *Batch) {
 	d.h(3, "Results")
 	d.p("Median of the measured repeats ± half their range relative to the median. Tails: share of the kept window's requests over each threshold (count). `max` is shown, never ranked.")
 	for _, p := range b.Points {
@@ -308,19 +411,6 @@ func batchSection(d *doc, t *tables, b *Batch) {
 		}
 		d.table(b.preconditions()+" · "+p.Caption(), head, rows)
 	}
-
-	if b.Baseline != nil {
-		ratios(d, b)
-	}
-	wins(d, b)
-	peaks(d, b)
-	if b.Baseline != nil {
-		radar(d, b)
-	}
-	curves(d, b)
-	spectrumCharts(d, t, b)
-	ramp(d, t, b)
-	heapGradient(d, b)
 }
 
 func ratios(d *doc, b *Batch) {
@@ -577,8 +667,8 @@ func radar(d *doc, b *Batch) {
 		ch.series = append(ch.series, s)
 		rows = append(rows, r)
 	}
-	d.table(b.preconditions()+" · baseline "+b.Baseline.Label, head, rows)
 	d.chart(&chartFile{File: "radar-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
+	d.table(b.preconditions()+" · baseline "+b.Baseline.Label, head, rows)
 }
 
 func curves(d *doc, b *Batch) {
@@ -746,10 +836,10 @@ func ramp(d *doc, t *tables, b *Batch) {
 	}
 	d.h(3, "Warm-up ramp")
 	d.p("From the timeseries table: requests per second of each variant's first measured cell, the seconds before the kept window (warm-up and discarded head) against the kept window (steady state). A steady/first ratio near 1.00x means no ramp.")
+	d.chart(&chartFile{File: "rampup-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
 	if len(rows) > 0 {
 		d.table(b.preconditions(), []string{"variant", "cell", "first", "first rps", "steady rps", "steady / first"}, rows)
 	}
-	d.chart(&chartFile{File: "rampup-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
 }
 
 // msTick labels a power of ten of microseconds in milliseconds.
@@ -797,11 +887,11 @@ func heapGradient(d *doc, b *Batch) {
 			ci++
 		}
 	}
-	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
 	for i, pn := range heapPanels {
 		charts[i].xTicks = dataTicks(charts[i].series)
 		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
 	}
+	d.table(b.preconditions(), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
 }
 
 // heapAxes are the batch's targets, in plan order, with more than one

@@ -73,16 +73,24 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Fatalf("report.md differs from %s (got: %s); rerun with YARDSTICK_UPDATE=1 and review the diff", golden, gp)
 	}
 	md := string(got)
-	// Order: environment, then fairness failures, then any result.
-	env, fair, batch := strings.Index(md, "## Environment and preconditions"), strings.Index(md, "## Fairness failures"), strings.Index(md, "## Batch")
-	if !(env >= 0 && env < fair && fair < batch) {
-		t.Errorf("sections out of order: environment %d, fairness %d, first batch %d", env, fair, batch)
+	// Order: the batches (verdicts, then charts, then tables), then
+	// fairness failures, then the environment at the end.
+	batch, fair, env := strings.Index(md, "## Batch"), strings.Index(md, "## Fairness failures"), strings.Index(md, "## Environment and preconditions")
+	if !(batch >= 0 && batch < fair && fair < env) {
+		t.Errorf("sections out of order: first batch %d, fairness %d, environment %d", batch, fair, env)
+	}
+	main := md[strings.Index(md, "## Batch main"):]
+	verdict, radar, results := strings.Index(main, "- jvm-g1 vs go at c32-p128: 1.21x better throughput"), strings.Index(main, "![Batch main: scores"), strings.Index(main, "### Results")
+	if !(verdict >= 0 && verdict < radar && radar < results) {
+		t.Errorf("batch main out of order: verdict %d, radar %d, results table %d", verdict, radar, results)
 	}
 	for _, want := range []string{
 		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
 		"| 7% |", "CPU sets: target 0, load generator 1", // preconditions
 		"had the highest throughput in", "(p=", " ~", // wins and verdicts
-		"No baseline declared for batch heap", // the heap batch has none
+		"jvm-zgc UNFAIR vs go at c32-p2048: 0.85x worse throughput", "throughput a tie",
+		"- at c32-p128: highest throughput jvm-512m, lowest p99 jvm-512m", // no baseline: the best
+		"No baseline declared for batch heap",                             // the heap batch has none
 		"### Heap gradient", "### Peak throughput per payload", "### Warm-up ramp",
 	} {
 		if !strings.Contains(md, want) {
