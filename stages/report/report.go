@@ -287,14 +287,20 @@ func batchSection(d *doc, t *tables, b *Batch) {
 	d.p("%s", b.BaselineNote)
 	verdicts(d, b)
 	d.p("Preconditions: %s.", b.preconditions())
+	var scoreHead []string
+	var scores [][]string
 	if b.Baseline != nil {
-		radar(d, b)
+		scoreHead, scores = radar(d, b)
 	}
 	curves(d, b)
 	spectrumCharts(d, t, b)
 	ramp(d, t, b)
 	heapGradient(d, b)
 
+	if b.Baseline != nil {
+		d.h(3, "Radar scores against %s", b.Baseline.Label)
+		d.table(b.preconditions()+" · baseline "+b.Baseline.Label, scoreHead, scores)
+	}
 	results(d, b)
 	if b.Baseline != nil {
 		ratios(d, b)
@@ -618,7 +624,9 @@ func peaks(d *doc, b *Batch) {
 	d.table(b.preconditions(), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
 }
 
-func radar(d *doc, b *Batch) {
+// radar draws the batch's radar chart and returns its scores as a table
+// head and rows, which the tables part of the batch shows.
+func radar(d *doc, b *Batch) ([]string, [][]string) {
 	d.h(3, "Radar: seven dimensions against %s", b.Baseline.Label)
 	d.p("Score per axis: 100 + 30 × log10(advantage / baseline advantage), the advantage being the geometric mean over the workload points of baseline/candidate (candidate/baseline for throughput); the baseline is the circle at 100, outward is better. Throughput, latency and memory compare services on the same resources; cold start and CPU per request compare the resources one service needs: read those axes apart.")
 	ch := &radarChart{title: fmt.Sprintf("Batch %s: scores against %s", b.Name, b.Baseline.Label)}
@@ -668,7 +676,7 @@ func radar(d *doc, b *Batch) {
 		rows = append(rows, r)
 	}
 	d.chart(&chartFile{File: "radar-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
-	d.table(b.preconditions()+" · baseline "+b.Baseline.Label, head, rows)
+	return head, rows
 }
 
 func curves(d *doc, b *Batch) {

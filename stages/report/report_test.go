@@ -80,9 +80,10 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Errorf("sections out of order: first batch %d, fairness %d, environment %d", batch, fair, env)
 	}
 	main := md[strings.Index(md, "## Batch main"):]
-	verdict, radar, results := strings.Index(main, "- jvm-g1 vs go at c32-p128: 1.21x better throughput"), strings.Index(main, "![Batch main: scores"), strings.Index(main, "### Results")
-	if !(verdict >= 0 && verdict < radar && radar < results) {
-		t.Errorf("batch main out of order: verdict %d, radar %d, results table %d", verdict, radar, results)
+	verdict, radar := strings.Index(main, "- jvm-g1 vs go at c32-p128: 1.21x better throughput"), strings.Index(main, "![Batch main: scores")
+	curve, table := strings.Index(main, "![Batch main: throughput"), strings.Index(main, "\n| ")
+	if !(verdict >= 0 && verdict < radar && radar < curve && curve < table) {
+		t.Errorf("batch main out of order: verdict %d, radar %d, first curve %d, first table %d", verdict, radar, curve, table)
 	}
 	for _, want := range []string{
 		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
