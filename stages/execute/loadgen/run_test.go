@@ -75,8 +75,11 @@ func TestStallOpenLoop(t *testing.T) {
 	if got := time.Duration(res.Latency.P99) * time.Microsecond; got < wantP99-80*time.Millisecond || got > wantP99+60*time.Millisecond {
 		t.Errorf("p99 %s, want %s (S - 0.01 D) within -80/+60 ms", got, wantP99)
 	}
-	if got := time.Duration(res.Latency.Max) * time.Microsecond; got < S || got > S+80*time.Millisecond {
-		t.Errorf("max %s, want %s (S) within +80 ms", got, S)
+	// The request that waits longest was sent just as the stall began;
+	// on a busy machine that can be a few milliseconds after it began
+	// (seen: 999.4 ms), so the bound is S - 20 ms .. S + 80 ms.
+	if got := time.Duration(res.Latency.Max) * time.Microsecond; got < S-20*time.Millisecond || got > S+80*time.Millisecond {
+		t.Errorf("max %s, want %s (S) within -20/+80 ms", got, S)
 	}
 	// about a quarter of the requests (S/D) were queued behind the stall:
 	// the fraction above 100 ms is (S-0.1s)/D = 22.5 %
@@ -175,8 +178,13 @@ func TestFixedDelay(t *testing.T) {
 	got := time.Duration(res.Latency.P50) * time.Microsecond
 	t.Logf("p50 %s; true %s = server-side delay p50 %s (nominal %s) + loopback p50 %s; %d requests",
 		got, truth, serverP50, delay, loopback, res.Requests)
-	if d := got - truth; d < -truth/20 || d > truth/20 {
-		t.Errorf("p50 %s not within 5%% of the true %s", got, truth)
+	// 10%: the truth is built from two separate measurements (the server's
+	// own sleep and an idle loopback round trip), and a woken goroutine on
+	// a busy 2-core machine adds a few hundred microseconds to 5 ms (seen:
+	// 5.3% once). Coordinated omission or a wrong clock would be off by
+	// far more.
+	if d := got - truth; d < -truth/10 || d > truth/10 {
+		t.Errorf("p50 %s not within 10%% of the true %s", got, truth)
 	}
 	if res.Errors != 0 || res.Requests < 500 {
 		t.Errorf("%d requests, %d errors", res.Requests, res.Errors)
