@@ -153,12 +153,15 @@ func build(t *tables, baseline string) (*doc, []string) {
 			notes = append(notes, b.BaselineNote)
 		}
 	}
-	// Pictures and verdicts lead, per batch; the tables of numbers follow;
-	// fairness, then the environment (folded in HTML) close the report.
+	// A failed fairness check is said first, in one line each, so that no
+	// number is read before its caveat; then pictures and verdicts lead,
+	// per batch; the tables of numbers follow; the fairness table, then the
+	// environment (folded in HTML) close the report.
 	if len(notes) > 0 {
 		d.h(2, "Notes")
 		d.list(notes)
 	}
+	unfairSummary(d, t)
 	for _, b := range batches {
 		batchSection(d, t, b)
 	}
@@ -214,6 +217,34 @@ func environment(d *doc, t *tables, batches []*Batch) {
 		[]string{"batch", "variants (processors, heap, GC)", "CPU sets", "processors", "windows", "repeats", "noise band", "cells"}, rows)
 }
 
+// unfairSummary lists the failed fairness checks, one line each, before
+// any result; nothing when every check passed.
+func unfairSummary(d *doc, t *tables) {
+	var items []string
+	for _, f := range t.fairness {
+		if f.Pass {
+			continue
+		}
+		items = append(items, fmt.Sprintf("UNFAIR %s [%s %s]: %s", f.Check, f.Scope, f.Batch, deref(f.Detail)))
+	}
+	if len(items) == 0 {
+		return
+	}
+	d.h(2, "Unfair: %d fairness check(s) failed", len(items))
+	d.p("The cells these concern are marked UNFAIR in every table and chart legend below; the fairness table near the end has the numbers.")
+	d.list(items)
+}
+
+// cellName is the name of the cell with id, or the id.
+func cellName(id string, batches []*Batch) string {
+	for _, b := range batches {
+		if c := b.cellIDs[id]; c != nil {
+			return c.CellName
+		}
+	}
+	return id
+}
+
 func fairnessSection(d *doc, t *tables, batches []*Batch) {
 	d.h(2, "Fairness failures")
 	var rows [][]string
@@ -223,12 +254,7 @@ func fairnessSection(d *doc, t *tables, batches []*Batch) {
 		}
 		cell := "-"
 		if f.CellID != nil {
-			cell = *f.CellID
-			for _, b := range batches {
-				if c := b.cellIDs[*f.CellID]; c != nil {
-					cell = c.CellName
-				}
-			}
+			cell = cellName(*f.CellID, batches)
 		}
 		num := func(p *float64) string {
 			if p == nil {
