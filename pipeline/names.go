@@ -30,6 +30,15 @@ func CheckName(what, s string) error {
 	return nil
 }
 
+// CheckLabel reports whether s may be a variant label: it names start
+// directories and chart files.
+func CheckLabel(s string) error {
+	if len(s) > maxNameLength || !LabelRE.MatchString(s) {
+		return fmt.Errorf("variant label %q is not a plain name", s)
+	}
+	return nil
+}
+
 // Check re-validates a plan read from a run directory, which may have
 // been sent from elsewhere or edited: every name that becomes part of a
 // path is a plain name, cell ids are ids, and every cell names a batch
@@ -48,8 +57,8 @@ func (p *Plan) Check() error {
 			if err := CheckName("target", v.Target); err != nil {
 				return fmt.Errorf("batch %s: %w", b.Name, err)
 			}
-			if len(v.Label) > maxNameLength || !LabelRE.MatchString(v.Label) {
-				return fmt.Errorf("batch %s: variant label %q is not a plain name", b.Name, v.Label)
+			if err := CheckLabel(v.Label); err != nil {
+				return fmt.Errorf("batch %s: %w", b.Name, err)
 			}
 		}
 		for _, s := range b.Services {

@@ -130,8 +130,8 @@ func checkNames(cells []datasets.Cell) error {
 		if err := pipeline.CheckName("batch", c.Batch); err != nil {
 			return err
 		}
-		if len(c.Variant) > 200 || !pipeline.LabelRE.MatchString(c.Variant) {
-			return fmt.Errorf("variant label %q is not a plain name", c.Variant)
+		if err := pipeline.CheckLabel(c.Variant); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -73,8 +73,8 @@ func checkNames(c *checker) {
 	labels := map[string]owner{}
 	for _, t := range c.b.Targets {
 		for _, v := range schema.Variants(c.b, t) {
-			if !pipeline.LabelRE.MatchString(v.Label) {
-				c.add(Error, "names", c.pos("targets", t.Name), "target %s: variant label %q is not a plain name; the values of a varied knob (and flag-set names) may use letters, digits and . _ - %% + = , : @", t.Name, v.Label)
+			if pipeline.CheckLabel(v.Label) != nil {
+				c.add(Error, "names", c.pos("targets", t.Name), "target %s: variant label %q is not a plain name; the values of a varied knob (and flag-set names) may use letters, digits and . _ - %% + = , : @, 200 characters at most", t.Name, v.Label)
 				continue
 			}
 			key := strings.ToLower(v.Label)
