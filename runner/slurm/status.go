@@ -73,7 +73,10 @@ var terminal = []string{"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAI
 	"PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"}
 
 // Ended reports whether state is one of a job that has ended.
-func Ended(state string) bool { return slices.Contains(terminal, strings.Fields(state + " ")[0]) }
+func Ended(state string) bool {
+	first, _, _ := strings.Cut(state, " ")
+	return slices.Contains(terminal, first)
+}
 
 // Jobs asks squeue for job id's state, one row per array task (-r); jobs
 // that have left squeue's memory give no rows (there is no accounting

@@ -56,10 +56,14 @@ const (
 type Input struct {
 	Plan        *pipeline.Plan
 	Checkpoints map[string]*pipeline.Checkpoint
+	// Nodes are the node records of batches that ran as separate tasks
+	// (nodes/<batch>.json), by batch; none for a run on one machine.
+	Nodes map[string]*pipeline.BatchNodes
 }
 
 // Check runs every check and returns the rows in a fixed order: per
-// batch, batch-scope rows then cell rows in plan order.
+// batch, batch-scope rows then cell rows in plan order; then the
+// cross_node rows (crossnode.go), one per batch with node records.
 func Check(in Input) []pipeline.FairnessRow {
 	var rows []pipeline.FairnessRow
 	for bi := range in.Plan.Batches {
@@ -93,7 +97,7 @@ func Check(in Input) []pipeline.FairnessRow {
 		}
 		rows = append(rows, bc.rows...)
 	}
-	return rows
+	return append(rows, crossNode(in.Plan, in.Nodes)...)
 }
 
 type cellInfo struct {
