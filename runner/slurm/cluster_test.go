@@ -272,6 +272,8 @@ func TestSlurm(t *testing.T) {
 		}
 	})
 
+	t.Run("two batches on two nodes", func(t *testing.T) { testTwoNodes(t, c) })
+
 	t.Run("cancel and resubmit", func(t *testing.T) {
 		out, errOut, code := c.yardstick(t, time.Minute, "slurm", "experiments/demo.cue", "--out", t.TempDir())
 		if code != 0 {
@@ -357,6 +359,58 @@ func TestSlurm(t *testing.T) {
 			t.Errorf("nodes/main.json: %+v, %v: want two attempts", nodes, err)
 		}
 	})
+}
+
+// testTwoNodes: two batches, two array tasks, one per node at the same
+// time; the environment table has a row per node, and cross_node passes
+// (the two nodes are one host).
+func testTwoNodes(t *testing.T, c *cluster) {
+	def := filepath.Join(c.repo, "runner/slurm/testdata/two.cue")
+	out, errOut, code := c.yardstick(t, 3*time.Minute, "slurm", def, "--out", t.TempDir(), "--wait")
+	if code != 0 {
+		t.Fatalf("slurm --wait: exit %d\n%s\n%s", code, out, errOut)
+	}
+	rd := runDir(t, out)
+	p, err := rd.ReadPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cell := range p.Cells {
+		if cp, err := rd.ReadCheckpoint(cell.ID); err != nil || cp.Status != pipeline.StatusOK {
+			t.Errorf("cell %s: %+v, %v", cell.Name, cp, err)
+		}
+	}
+	env, _, err := datasets.Environments.Read(datasets.Environments.Path(rd.Root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]string{}
+	for _, e := range env {
+		if e.Node == nil || e.Batches == nil {
+			t.Fatalf("environment row without node or batches: %+v", e)
+		}
+		nodes[*e.Batches] = *e.Node
+	}
+	if len(env) != 2 || nodes["a"] == "" || nodes["b"] == "" || nodes["a"] == nodes["b"] {
+		t.Errorf("environment rows by batches %v: want batches a and b on the two nodes", nodes)
+	}
+	b, err := os.ReadFile(rd.Path("fairness.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []pipeline.FairnessRow
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var cross []string
+	for _, r := range rows {
+		if r.Check == "cross_node" {
+			cross = append(cross, fmt.Sprintf("%s:%v", r.Batch, r.Pass))
+		}
+	}
+	if strings.Join(cross, " ") != "a:true b:true" {
+		t.Errorf("cross_node rows %v, want a and b passing", cross)
+	}
 }
 
 // checkpoints reads the bytes of every cell's checkpoint there is.

@@ -7,7 +7,8 @@
 // Each check is one function below, named as in docs/methodology.md#checks:
 // event_loops, log_bytes, response_bytes, response_varies,
 // loadgen_saturation, littles_law, nagle_floor, affinity, gc_window; and
-// error_rate, since a window of failed requests measures nothing else.
+// error_rate, since a window of failed requests measures nothing else;
+// cross_node (crossnode.go) for runs whose batches ran on cluster nodes.
 package fairness
 
 import (
