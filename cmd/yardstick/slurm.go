@@ -101,21 +101,27 @@ func checkSlurmArgs(f *slurmFlags, args []string) error {
 	return nil
 }
 
-// slurmMerge is the merge job: runner.Merge with the first submission's
-// --only.
+// slurmMerge is the merge job: runner.Merge with the submission's --only,
+// then how each task of the latest submission ended.
 func slurmMerge(env *cliEnv, dir string, o runner.Options) error {
 	rd, p, err := openVerified(dir)
 	if err != nil {
 		return err
 	}
+	if prep, err := slurm.ReadPrepared(rd); err == nil {
+		o.Only = prep.Only
+	}
+	merr := runner.Merge(rd, p, o)
 	subs, err := slurm.ReadSubmissions(rd)
 	if err != nil {
 		return err
 	}
 	if len(subs) > 0 {
-		o.Only = subs[0].Only
+		if err := slurm.WriteTasks(env.stderr, rd, &subs[len(subs)-1]); err != nil {
+			return err
+		}
 	}
-	return runnerErr(runner.Merge(rd, p, o))
+	return runnerErr(merr)
 }
 
 // slurmSubmit creates the run directory (or opens it, with --resume),

@@ -248,10 +248,10 @@ func TestSlurm(t *testing.T) {
 
 	t.Run("wait", func(t *testing.T) {
 		out, errOut, code := c.yardstick(t, 4*time.Minute, "slurm", "experiments/demo.cue", "--out", t.TempDir(), "--wait")
-		if code != 0 {
-			t.Fatalf("slurm --wait: exit %d\n%s\n%s", code, out, errOut)
-		}
 		rd := runDir(t, out)
+		if code != 0 {
+			t.Fatalf("slurm --wait: exit %d\n%s\n%s\n%s", code, out, errOut, jobLogs(rd))
+		}
 		if !strings.Contains(out, "report: "+rd.Path("report", "report.md")) || !strings.Contains(out, "4 cell(s) planned: 4 done, 0 failed") {
 			t.Errorf("slurm --wait printed no summary like run's:\n%s", out)
 		}
@@ -309,8 +309,11 @@ func TestSlurm(t *testing.T) {
 			t.Errorf("the merge job of a cancelled task exited 0")
 		}
 		mergeLog, _ := os.ReadFile(rd.Path("slurm", "logs", "merge-"+first.MergeJob+".out"))
-		if !strings.Contains(string(mergeLog), "batch main: ") || !strings.Contains(string(mergeLog), "yardstick slurm --resume") {
-			t.Errorf("the merge job did not name the pending batch:\n%s", mergeLog)
+		for _, want := range []string{"batch main: ", "yardstick slurm --resume",
+			"task " + first.ArrayJob + "_0 (batch main): FAILED: no exit status"} {
+			if !strings.Contains(string(mergeLog), want) {
+				t.Errorf("the merge job's log lacks %q:\n%s", want, mergeLog)
+			}
 		}
 		if st, _ := slurm.ReadStatus(rd, "task-"+first.ArrayJob+"_0"); st != nil {
 			t.Errorf("the cancelled task recorded an exit status: %+v", st)
@@ -319,7 +322,7 @@ func TestSlurm(t *testing.T) {
 
 		out, errOut, code = c.yardstick(t, 4*time.Minute, "slurm", "--resume", rd.Root, "--wait")
 		if code != 0 {
-			t.Fatalf("slurm --resume --wait: exit %d\n%s\n%s", code, out, errOut)
+			t.Fatalf("slurm --resume --wait: exit %d\n%s\n%s\n%s", code, out, errOut, jobLogs(rd))
 		}
 		checkLikeRun(t, rd, hash, ids)
 		// No finished cell ran again: its checkpoint is byte for byte the
@@ -367,10 +370,10 @@ func TestSlurm(t *testing.T) {
 func testTwoNodes(t *testing.T, c *cluster) {
 	def := filepath.Join(c.repo, "runner/slurm/testdata/two.cue")
 	out, errOut, code := c.yardstick(t, 3*time.Minute, "slurm", def, "--out", t.TempDir(), "--wait")
-	if code != 0 {
-		t.Fatalf("slurm --wait: exit %d\n%s\n%s", code, out, errOut)
-	}
 	rd := runDir(t, out)
+	if code != 0 {
+		t.Fatalf("slurm --wait: exit %d\n%s\n%s\n%s", code, out, errOut, jobLogs(rd))
+	}
 	p, err := rd.ReadPlan()
 	if err != nil {
 		t.Fatal(err)
@@ -411,6 +414,17 @@ func testTwoNodes(t *testing.T, c *cluster) {
 	if strings.Join(cross, " ") != "a:true b:true" {
 		t.Errorf("cross_node rows %v, want a and b passing", cross)
 	}
+}
+
+// jobLogs returns the jobs' logs of rd, for a failure message.
+func jobLogs(rd *pipeline.RunDir) string {
+	var b strings.Builder
+	logs, _ := filepath.Glob(rd.Path("slurm", "logs", "*.out"))
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		fmt.Fprintf(&b, "--- %s\n%s", filepath.Base(l), data)
+	}
+	return b.String()
 }
 
 // checkpoints reads the bytes of every cell's checkpoint there is.

@@ -8,13 +8,34 @@ import (
 	"yardstick/pipeline"
 )
 
+// Prepared is slurm/prepared.json: what the scripts were written with,
+// which every later submission, the merge and the status keep.
+type Prepared struct {
+	Self    string `json:"self"`
+	Workdir string `json:"workdir"`
+	Only    string `json:"only,omitempty"`
+}
+
+// ReadPrepared reads slurm/prepared.json; an error wrapping
+// fs.ErrNotExist when the run directory was never prepared for Slurm.
+func ReadPrepared(rd *pipeline.RunDir) (*Prepared, error) {
+	var p Prepared
+	if err := pipeline.ReadJSON(rd.Path("slurm", "prepared.json"), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
 // WriteScripts writes slurm/batch-<name>.sh for every batch of p,
-// slurm/array.sh and slurm/merge.sh. They are plain sh scripts a person
-// can read and submit again by hand; every path in them is absolute and
-// quoted.
+// slurm/array.sh and slurm/merge.sh, and slurm/prepared.json. They are
+// plain sh scripts a person can read and submit again by hand; every path
+// in them is absolute and quoted.
 func WriteScripts(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 	if err := os.MkdirAll(rd.Path("slurm"), 0o755); err != nil {
 		return fmt.Errorf("slurm: %w", err)
+	}
+	if err := pipeline.WriteJSONAtomic(rd.Path("slurm", "prepared.json"), Prepared{Self: o.Self, Workdir: o.Workdir, Only: o.Only}); err != nil {
+		return err
 	}
 	var cases strings.Builder
 	for i, b := range p.Batches {

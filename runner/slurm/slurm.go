@@ -97,17 +97,18 @@ func Submit(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Option
 }
 
 // Resume submits again the batches of rd that still have cells without a
-// checkpoint (their task failed, was cancelled or preempted), and a new
-// merge job; the scripts and the --only glob are the first submission's.
+// checkpoint (their task failed, was cancelled or preempted, or the first
+// submission failed), and a new merge job; the scripts and the --only
+// glob are the ones Submit wrote.
 func Resume(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Options) (*Submission, error) {
-	subs, err := ReadSubmissions(rd)
+	prep, err := ReadPrepared(rd)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s was never prepared for Slurm (no slurm/prepared.json): use yardstick run --resume", rd.Root)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(subs) == 0 {
-		return nil, fmt.Errorf("%s was never submitted to Slurm (no slurm/submissions.json): use yardstick run --resume", rd.Root)
-	}
-	o.Only = subs[0].Only
+	o.Only = prep.Only
 	if err := checkOptions(rd, o); err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func submit(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, idx []in
 	s.Array = append(s.Array, rd.Path("slurm", "array.sh"))
 	var err error
 	if s.ArrayJob, err = sbatch(ctx, s.Array); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (nothing was submitted; submit the run directory later with yardstick slurm --resume %s)", err, rd.Root)
 	}
 	s.Merge = append([]string{"sbatch", "--parsable",
 		"--job-name=yardstick-" + p.Experiment + "-merge",

@@ -124,8 +124,8 @@ func WriteStatus(ctx context.Context, w io.Writer, rd *pipeline.RunDir, p *pipel
 		return err
 	}
 	only := ""
-	if len(subs) > 0 {
-		only = subs[0].Only
+	if prep, err := ReadPrepared(rd); err == nil {
+		only = prep.Only
 	}
 	fmt.Fprintf(w, "run directory: %s\n\n", rd.Root)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -257,4 +257,26 @@ func progressLine(bps []BatchProgress) string {
 		parts = append(parts, d)
 	}
 	return "cells done: " + strings.Join(parts, ", ")
+}
+
+// WriteTasks says how each task of submission s ended, from the exit
+// statuses their scripts recorded (what the merge job reports; it does
+// not ask Slurm).
+func WriteTasks(w io.Writer, rd *pipeline.RunDir, s *Submission) error {
+	fmt.Fprintf(w, "tasks of array job %s:\n", s.ArrayJob)
+	for k, idx := range s.Indices {
+		id := s.ArrayJob + "_" + strconv.Itoa(idx)
+		st, err := ReadStatus(rd, "task-"+id)
+		switch {
+		case err != nil:
+			return err
+		case st == nil:
+			fmt.Fprintf(w, "  task %s (batch %s): FAILED: no exit status: cancelled, killed or its node lost\n", id, s.Batches[k])
+		case st.Exit != 0:
+			fmt.Fprintf(w, "  task %s (batch %s): FAILED: exited %d on %s (log: %s)\n", id, s.Batches[k], st.Exit, st.Node, rd.Path("slurm", "logs", "task-"+id+".out"))
+		default:
+			fmt.Fprintf(w, "  task %s (batch %s): exited 0 on %s\n", id, s.Batches[k], st.Node)
+		}
+	}
+	return nil
 }
