@@ -11,6 +11,7 @@
 //	slurm/batch-<name>.sh  what one batch's task runs (BatchScript)
 //	slurm/array.sh         the array's script: array index -> batch script
 //	slurm/merge.sh         the merge job's script
+//	slurm/prepared.json    what the scripts were written with (Prepared)
 //	slurm/submissions.json every submission: job ids, indices, sbatch argv
 //	slurm/logs/            the jobs' stdout and stderr
 //	slurm/status/          one JSON file per ended task or merge job
