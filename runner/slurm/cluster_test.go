@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,7 +165,30 @@ func (c *cluster) planned(t *testing.T) (string, []string) {
 	for _, c := range p.Cells {
 		ids = append(ids, c.ID)
 	}
+	for _, b := range p.Batches {
+		for _, v := range b.Variants {
+			waitPortFree(t, v.Port)
+		}
+	}
 	return p.Hash, ids
+}
+
+// waitPortFree waits up to a minute for nothing to answer on a port the
+// demo's targets listen on: yardstick refuses a port that answers before
+// its target starts, and on a shared machine another run may hold it.
+func waitPortFree(t *testing.T, port int) {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	waitFor(t, time.Minute, func() (struct{}, bool) {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return struct{}{}, true
+		}
+		conn.Close()
+		t.Logf("%s answers (another process holds the demo's port); waiting", addr)
+		time.Sleep(2 * time.Second)
+		return struct{}{}, false
+	})
 }
 
 // checkLikeRun checks that rd holds what `yardstick run` of the demo
