@@ -133,6 +133,10 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 	}
 	fmt.Fprintf(o.Stdout, "\nbatch %s: %d cell(s) planned: %d done, %d failed, %d already done, %d pending\nrun directory: %s\n",
 		batch, sum.Planned, sum.Done, sum.Failed, sum.Skipped, sum.Pending, rd.Root)
+	if sum.Interrupted {
+		fmt.Fprintf(o.Stderr, "interrupted; every process stopped; the finished cells are kept. Resubmit with: yardstick slurm --resume %s (or run: yardstick run --resume %s --batch %s)\n", rd.Root, rd.Root, batch)
+		return ErrReported
+	}
 	return verdict(rd, sum, 0, o)
 }
 
