@@ -175,12 +175,11 @@ func noise(win []pipeline.Interval, seed uint64) (pipeline.Noise, error) {
 	if n < 2*block {
 		return out, nil // too short to resample blocks of it
 	}
-	hists, err := decode(win)
+	b, err := newBuckets(win)
 	if err != nil {
 		return out, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	merged := hdrhistogram.New(1, 60_000_000, 3)
 	var rs, ps []float64
 	pick := make([]int, 0, n)
 	for range Replicates {
@@ -192,28 +191,34 @@ func noise(win []pipeline.Interval, seed uint64) (pipeline.Noise, error) {
 			}
 		}
 		var req, dur int64
-		merged.Reset()
 		for _, i := range pick {
 			req += win[i].Requests
 			dur += win[i].DurationUS
-			for _, b := range hists[i] {
-				merged.RecordValues(b.From, b.Count)
-			}
 		}
 		if dur > 0 {
 			rs = append(rs, float64(req)*1e6/float64(dur))
 		}
-		if merged.TotalCount() > 0 {
-			ps = append(ps, float64(hdrstat.NewDist(merged).Percentile(99)))
+		if p, ok := b.percentile(pick, 99); ok {
+			ps = append(ps, float64(p))
 		}
 	}
 	out.RPS, out.P99 = halfWidth(rs), halfWidth(ps)
 	return out, nil
 }
 
-// decode reads each interval's histogram as its non-empty buckets.
-func decode(win []pipeline.Interval) ([][]hdrhistogram.Bar, error) {
-	out := make([][]hdrhistogram.Bar, len(win))
+// buckets are the window's intervals' histograms as counts over the
+// union of their non-empty buckets, so that a replicate's merged
+// histogram is a sum of short arrays.
+type buckets struct {
+	to     []int64   // the union's buckets' highest equivalent values, ascending
+	counts [][]int64 // per interval: (bucket index, count) pairs, flattened
+	sum    []int64   // scratch: a replicate's counts per bucket
+}
+
+// newBuckets decodes each interval's histogram.
+func newBuckets(win []pipeline.Interval) (*buckets, error) {
+	bars := make([][]hdrhistogram.Bar, len(win))
+	seen := map[int64]bool{}
 	for i, iv := range win {
 		if iv.Hist == "" {
 			if iv.Requests > 0 {
@@ -227,11 +232,49 @@ func decode(win []pipeline.Interval) ([][]hdrhistogram.Bar, error) {
 		}
 		for _, b := range h.Distribution() {
 			if b.Count > 0 {
-				out[i] = append(out[i], b)
+				bars[i] = append(bars[i], b)
+				seen[b.To] = true
 			}
 		}
 	}
-	return out, nil
+	b := &buckets{counts: make([][]int64, len(win))}
+	for v := range seen {
+		b.to = append(b.to, v)
+	}
+	slices.Sort(b.to)
+	for i, bs := range bars {
+		for _, bar := range bs {
+			k, _ := slices.BinarySearch(b.to, bar.To)
+			b.counts[i] = append(b.counts[i], int64(k), bar.Count)
+		}
+	}
+	b.sum = make([]int64, len(b.to))
+	return b, nil
+}
+
+// percentile is percentile p of the intervals in pick merged, by
+// hdrstat's convention; false when they hold no value.
+func (b *buckets) percentile(pick []int, p float64) (int64, bool) {
+	clear(b.sum)
+	var total int64
+	for _, i := range pick {
+		c := b.counts[i]
+		for j := 0; j < len(c); j += 2 {
+			b.sum[c[j]] += c[j+1]
+			total += c[j+1]
+		}
+	}
+	if total == 0 {
+		return 0, false
+	}
+	rank := hdrstat.Rank(p, total)
+	var cum int64
+	for k, n := range b.sum {
+		if cum += n; cum >= rank {
+			return b.to[k], true
+		}
+	}
+	return b.to[len(b.to)-1], true
 }
 
 // halfWidth is half the central 95% of xs relative to their median; -1
