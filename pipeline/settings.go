@@ -94,6 +94,16 @@ type Tolerance struct {
 	Tolerance float64 `json:"tolerance"`
 }
 
+// String is the windows in words, as plan and validate print them.
+func (w Windows) String() string {
+	warmup := w.Warmup.String()
+	if w.WarmupAuto {
+		warmup = fmt.Sprintf("auto (until steady for %s, at most %s)", w.SteadyFor, w.WarmupMax)
+	}
+	return fmt.Sprintf("service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s",
+		w.ServiceWarmup, warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
+}
+
 // MaxWarmup is the longest warm-up a cell may take: Warmup, or WarmupMax
 // when adaptive.
 func (w Windows) MaxWarmup() time.Duration {
