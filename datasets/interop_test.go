@@ -92,7 +92,7 @@ func TestInteropPython(t *testing.T) {
 		{`.filter(pl.col("status") == "ok")`, `.filter(pl.col("state") == "ok")`, "python snippet 2 raised ColumnNotFoundError"},
 	}
 	out, err = check(rd.Root, applyEdits(t, edits...), "--schema-version", "99", "--yardstick-version", "v-other")
-	wants := []string{"SCHEMA.md documents schema version 1, the code's is 99",
+	wants := []string{fmt.Sprintf("SCHEMA.md documents schema version %d, the code's is 99", datasets.SchemaVersion),
 		"cells: metadata yardstick.version = 'v-interop', want 'v-other'"}
 	for _, e := range edits {
 		wants = append(wants, e.want)

@@ -52,9 +52,12 @@ func seriesWhy(name string, s pipeline.SeriesSteady, cp *pipeline.Checkpoint) st
 	if s.KeptChangepoint {
 		var in []string
 		for _, c := range s.Changepoints {
-			if w := cp.Window; w != nil && c < len(cp.Intervals) && cp.Intervals[c].InWindow {
+			if c < len(cp.Intervals) && cp.Intervals[c].InWindow {
 				in = append(in, fmt.Sprintf("%.1f s", float64(cp.Intervals[c].StartUS)/1e6))
 			}
+		}
+		if len(in) == 0 {
+			in = []string{"intervals " + strings.Trim(fmt.Sprint(s.Changepoints), "[]")}
 		}
 		parts = append(parts, "changepoint inside the kept window at "+strings.Join(in, ", "))
 	}

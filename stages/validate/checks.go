@@ -356,7 +356,6 @@ func checkWindows(c *checker) {
 	}
 }
 
-
 // checkWorkload: the workload has points; placeholders and axes agree.
 func checkWorkload(c *checker) {
 	wl := c.b.Workload
