@@ -39,8 +39,15 @@ func (d *Detector) Add(iv pipeline.Interval) bool {
 	if n < d.For+changepoint.DefaultMinSize || d.added%checkEvery != 0 {
 		return false
 	}
-	return Steady(d.x, d.For, d.Band)
+	// Only the recent past matters, and a long warm-up must not make
+	// each analysis slower than the one before.
+	keep := max(detectorSpan, 4*d.For)
+	return Steady(d.x[max(0, n-keep):], d.For, d.Band)
 }
+
+// detectorSpan is how many of the latest intervals a Detector analyses at
+// least (60 s at 100 ms).
+const detectorSpan = 600
 
 // Steady says whether x ends in a steady state at least k points long:
 // it classifies as flat, warm-up or slowdown with a final segment of at

@@ -132,8 +132,16 @@ func Series(ivs []pipeline.Interval) (rps, p99 []float64) {
 	return rps, p99
 }
 
+// MaxPoints is the longest series classified as it is: a longer one (a
+// load of more than five minutes at 100 ms) is classified in groups of
+// consecutive intervals, each the mean of its group, so that the search
+// stays fast; its changepoints are then multiples of the group's length.
+const MaxPoints = 3000
+
 // series classifies x and places the window x[from:to] in it.
 func series(x []float64, dir changepoint.Direction, from, to int, band float64) (pipeline.SeriesSteady, error) {
+	k := (len(x) + MaxPoints - 1) / MaxPoints
+	x, from, to = coarsen(x, k), from/k, (to+k-1)/k
 	relTol := max(band, changepoint.DefaultRelTol)
 	r, err := changepoint.Classify(x, changepoint.Options{Direction: dir, RelTol: relTol})
 	if err != nil {
@@ -144,19 +152,37 @@ func series(x []float64, dir changepoint.Direction, from, to int, band float64) 
 		return pipeline.SeriesSteady{}, err
 	}
 	s := pipeline.SeriesSteady{
-		Class: r.Class, Changepoints: r.Changepoints, SteadyStart: r.SteadyStart,
+		Class: r.Class, Changepoints: []int{}, SteadyStart: r.SteadyStart,
 		KeptChange: finite(w.Change), KeptBand: w.Band,
 	}
-	if s.Changepoints == nil {
-		s.Changepoints = []int{}
-	}
 	for _, c := range r.Changepoints {
+		s.Changepoints = append(s.Changepoints, c*k)
 		if from < c && c < to {
 			s.KeptChangepoint = true
 		}
 	}
+	if s.SteadyStart > 0 {
+		s.SteadyStart *= k
+	}
 	s.KeptSteady = w.Steady && w.InSteadyState && !s.KeptChangepoint
 	return s, nil
+}
+
+// coarsen replaces each group of k points of x by their mean.
+func coarsen(x []float64, k int) []float64 {
+	if k <= 1 {
+		return x
+	}
+	out := make([]float64, 0, (len(x)+k-1)/k)
+	for i := 0; i < len(x); i += k {
+		g := x[i:min(i+k, len(x))]
+		var sum float64
+		for _, v := range g {
+			sum += v
+		}
+		out = append(out, sum/float64(len(g)))
+	}
+	return out
 }
 
 // finite clamps an infinite change (a zero mean) to ±1000%.

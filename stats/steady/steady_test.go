@@ -287,3 +287,35 @@ func TestBucketsPercentile(t *testing.T) {
 		}
 	}
 }
+
+// A load longer than MaxPoints intervals is classified in groups: a step
+// in the middle of 20 minutes at 100 ms is found, at a multiple of the
+// group's length, and the analysis stays fast.
+func TestAnalyzeLongSeries(t *testing.T) {
+	const n = 12000
+	rng := rand.New(rand.NewPCG(1, 2))
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for v := range int64(50) {
+		_ = h.RecordValue(1000 + v)
+	}
+	enc, err := hdrstat.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ivs := make([]pipeline.Interval, n)
+	for i := range ivs {
+		r := 500.0
+		if i >= 6000 {
+			r = 800
+		}
+		ivs[i] = pipeline.Interval{Index: i, StartUS: int64(i) * step, DurationUS: step,
+			Requests: int64(r * (1 + 0.03*rng.NormFloat64())), P99US: 1000 + int64(rng.IntN(50)), Hist: enc}
+	}
+	s, err := Analyze(Input{Intervals: ivs, KeptFrom: 9000, KeptTo: n, Band: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Throughput.Class != pipeline.SteadyWarmup || len(s.Throughput.Changepoints) != 1 || s.Throughput.Changepoints[0] != 6000 || !s.Throughput.KeptSteady {
+		t.Errorf("20 minutes with a step at 10: %+v", s.Throughput)
+	}
+}
