@@ -50,6 +50,49 @@ type Checkpoint struct {
 	Varies    *VariesProbe `json:"varies,omitempty"`
 }
 
+// checkpointV1 reads a version 1 checkpoint (yardstick before 100 ms
+// intervals) into the current form: its per-second rows become intervals
+// of a second, without histograms and without a steady-state analysis
+// (the steady_state check says so). Reports and datasets of old runs stay
+// readable.
+type checkpointV1 Checkpoint
+
+func (c *checkpointV1) UnmarshalJSON(b []byte) error {
+	type plain Checkpoint // without this method
+	var old struct {
+		Seconds []struct {
+			Second     int     `json:"second"`
+			InWindow   bool    `json:"in_window"`
+			Requests   int64   `json:"requests"`
+			Errors     int64   `json:"errors"`
+			P50US      int64   `json:"p50_us"`
+			P99US      int64   `json:"p99_us"`
+			MaxUS      int64   `json:"max_us"`
+			RSSBytes   int64   `json:"rss_bytes"`
+			CPUSeconds float64 `json:"cpu_s"`
+		} `json:"seconds"`
+	}
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &old); err != nil {
+		return err
+	}
+	c.Intervals = nil
+	for _, s := range old.Seconds {
+		c.Intervals = append(c.Intervals, Interval{
+			Index: s.Second, StartUS: int64(s.Second) * 1e6, DurationUS: 1e6, InWindow: s.InWindow,
+			Requests: s.Requests, Errors: s.Errors, P50US: s.P50US, P99US: s.P99US, MaxUS: s.MaxUS,
+			Sampled: s.RSSBytes > 0, RSSBytes: s.RSSBytes, CPUSeconds: s.CPUSeconds,
+		})
+	}
+	if c.Window != nil {
+		c.Window.Interval = time.Second
+	}
+	c.Version = CheckpointVersion
+	return nil
+}
+
 // Affinity is the CPU masks read back from /proc/<pid>/task/*/status at the
 // start of the kept window: per mask ("0-1"), how many threads have it.
 type Affinity struct {
