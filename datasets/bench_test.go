@@ -11,24 +11,26 @@ import (
 
 // timeseriesRows makes n realistic timeseries rows: 100 cells of n/100
 // seconds each, latencies and counters that vary like a real run's.
-func timeseriesRows(n int) []datasets.Second {
-	rows := make([]datasets.Second, n)
+func timeseriesRows(n int) []datasets.Interval {
+	rows := make([]datasets.Interval, n)
 	perCell := max(n/100, 1)
 	for i := range rows {
 		cell, sec := i/perCell, i%perCell
 		p50 := int64(400 + (i*7919)%300)
 		p99 := p50*4 + int64((i*104729)%2000)
-		rows[i] = datasets.Second{
-			CellID:   "c" + strconv.FormatInt(int64(0x5a17c0ffee00+cell), 16),
-			Second:   int64(sec),
-			InWindow: sec >= 3,
-			Requests: int64(9000 + (i*31)%800),
-			Errors:   int64((i * 17) % 3),
-			P50US:    &p50,
-			P99US:    &p99,
-			MaxUS:    ptr(p99 * 3),
-			RSSBytes: int64(48<<20 + (i%1000)*4096),
-			CPUUS:    int64(900_000 + (i*13)%50_000),
+		rows[i] = datasets.Interval{
+			CellID:     "c" + strconv.FormatInt(int64(0x5a17c0ffee00+cell), 16),
+			Interval:   int64(sec),
+			StartUS:    int64(sec) * 100_000,
+			DurationUS: 100_000,
+			InWindow:   sec >= 30,
+			Requests:   int64(900 + (i*31)%80),
+			Errors:     int64((i * 17) % 3),
+			P50US:      &p50,
+			P99US:      &p99,
+			MaxUS:      ptr(p99 * 3),
+			RSSBytes:   ptr(int64(48<<20 + (i%1000)*4096)),
+			CPUUS:      ptr(int64(90_000 + (i*13)%5_000)),
 		}
 	}
 	return rows
@@ -38,7 +40,7 @@ func ptr[T any](v T) *T { return &v }
 
 // writeCSV writes the same rows as CSV, the way a naive exporter would,
 // and returns its size.
-func writeCSV(b *testing.B, path string, meta datasets.Meta, rows []datasets.Second) int64 {
+func writeCSV(b *testing.B, path string, meta datasets.Meta, rows []datasets.Interval) int64 {
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -52,9 +54,10 @@ func writeCSV(b *testing.B, path string, meta datasets.Meta, rows []datasets.Sec
 		return strconv.FormatInt(*p, 10)
 	}
 	for _, r := range rows {
-		_ = w.Write([]string{meta.Experiment, meta.RunID, r.CellID, strconv.FormatInt(r.Second, 10), strconv.FormatBool(r.InWindow),
+		_ = w.Write([]string{meta.Experiment, meta.RunID, r.CellID, strconv.FormatInt(r.Interval, 10), strconv.FormatInt(r.StartUS, 10),
+			strconv.FormatInt(r.DurationUS, 10), strconv.FormatBool(r.InWindow),
 			strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10), opt(r.P50US), opt(r.P99US), opt(r.MaxUS),
-			strconv.FormatInt(r.RSSBytes, 10), strconv.FormatInt(r.CPUUS, 10)})
+			opt(r.RSSBytes), opt(r.CPUUS)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -63,6 +63,22 @@ type Cell struct {
 	WarmupUS       *int64
 	MeasureUS      *int64
 	DiscardHeadUS  *int64
+	LoadIntervalUS *int64
+	WarmupAuto     *bool
+	WarmupCapped   *bool
+
+	SteadyClass     *string
+	SteadyStartUS   *int64
+	Changepoints    *int64
+	KeptChange      *float64
+	KeptSteady      *bool
+	P99Class        *string
+	P99Changepoints *int64
+	P99KeptChange   *float64
+	P99KeptSteady   *bool
+	NoiseRPS        *float64
+	NoiseP99        *float64
+	SteadyError     *string
 
 	LatencyMeanUS  *float64
 	LatencyP50US   *int64
@@ -121,6 +137,7 @@ func cellColumns() []column[Cell] {
 		cellPointColumns(),
 		cellOutcomeColumns(),
 		cellLoadColumns(),
+		cellSteadyColumns(),
 		cellLatencyColumns(),
 		cellTailColumns(),
 		cellTargetColumns(),
@@ -193,6 +210,29 @@ func cellLoadColumns() []column[Cell] {
 		optInt64Col("warmup_us", func(r *Cell) **int64 { return &r.WarmupUS }),
 		optInt64Col("measure_us", func(r *Cell) **int64 { return &r.MeasureUS }),
 		optInt64Col("discard_head_us", func(r *Cell) **int64 { return &r.DiscardHeadUS }),
+		optInt64Col("load_interval_us", func(r *Cell) **int64 { return &r.LoadIntervalUS }),
+		optBoolCol("warmup_auto", func(r *Cell) **bool { return &r.WarmupAuto }),
+		optBoolCol("warmup_capped", func(r *Cell) **bool { return &r.WarmupCapped }),
+	}
+}
+
+// cellSteadyColumns are the changepoint analysis of the cell's load
+// series (throughput and p99 per interval) and the kept window's measured
+// noise.
+func cellSteadyColumns() []column[Cell] {
+	return []column[Cell]{
+		optDictCol("steady_class", func(r *Cell) **string { return &r.SteadyClass }),
+		optInt64Col("steady_start_us", func(r *Cell) **int64 { return &r.SteadyStartUS }),
+		optInt64Col("changepoints", func(r *Cell) **int64 { return &r.Changepoints }),
+		optFloat64Col("kept_change", func(r *Cell) **float64 { return &r.KeptChange }),
+		optBoolCol("kept_steady", func(r *Cell) **bool { return &r.KeptSteady }),
+		optDictCol("p99_class", func(r *Cell) **string { return &r.P99Class }),
+		optInt64Col("p99_changepoints", func(r *Cell) **int64 { return &r.P99Changepoints }),
+		optFloat64Col("p99_kept_change", func(r *Cell) **float64 { return &r.P99KeptChange }),
+		optBoolCol("p99_kept_steady", func(r *Cell) **bool { return &r.P99KeptSteady }),
+		optFloat64Col("noise_rps", func(r *Cell) **float64 { return &r.NoiseRPS }),
+		optFloat64Col("noise_p99", func(r *Cell) **float64 { return &r.NoiseP99 }),
+		optTextCol("steady_error", func(r *Cell) **string { return &r.SteadyError }),
 	}
 }
 

@@ -218,6 +218,33 @@ func boolCol[R any](name string, f func(*R) *bool) column[R] {
 	}
 }
 
+// optBoolCol is a nullable boolean.
+func optBoolCol[R any](name string, f func(*R) **bool) column[R] {
+	return column[R]{
+		field: field(name, arrow.FixedWidthTypes.Boolean, true),
+		put: func(b array.Builder, r *R) {
+			if p := *f(r); p != nil {
+				b.(*array.BooleanBuilder).Append(*p)
+			} else {
+				b.AppendNull()
+			}
+		},
+		get: func(a arrow.Array, i int, r *R) error {
+			v, ok := a.(*array.Boolean)
+			if !ok {
+				return fmt.Errorf("column of type %s, want bool", a.DataType())
+			}
+			if v.IsNull(i) {
+				*f(r) = nil
+				return nil
+			}
+			x := v.Value(i)
+			*f(r) = &x
+			return nil
+		},
+	}
+}
+
 // timeCol is a non-null timestamp[us, UTC]. Times are truncated to the
 // microsecond and read back in UTC.
 func timeCol[R any](name string, f func(*R) *time.Time) column[R] {

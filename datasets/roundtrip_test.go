@@ -166,7 +166,7 @@ func roundTrip[R any](t *testing.T, tbl *datasets.Table[R], rows []R) {
 
 func TestRoundTrip(t *testing.T) {
 	t.Run("cells", func(t *testing.T) { roundTrip(t, datasets.Cells, makeRows[datasets.Cell](5)) })
-	t.Run("timeseries", func(t *testing.T) { roundTrip(t, datasets.Timeseries, makeRows[datasets.Second](7)) })
+	t.Run("timeseries", func(t *testing.T) { roundTrip(t, datasets.Timeseries, makeRows[datasets.Interval](7)) })
 	t.Run("histograms", func(t *testing.T) { roundTrip(t, datasets.Histograms, makeRows[datasets.Histogram](3)) })
 	t.Run("spectrum", func(t *testing.T) { roundTrip(t, datasets.Spectrum, makeRows[datasets.SpectrumPoint](18)) })
 	t.Run("samples", func(t *testing.T) { roundTrip(t, datasets.Samples, makeRows[datasets.Sample](9)) })
@@ -175,7 +175,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("empty", func(t *testing.T) { roundTrip(t, datasets.Fairness, nil) })
 	// More rows than a row group: several row groups, dictionaries per chunk.
 	t.Run("row groups", func(t *testing.T) {
-		roundTrip(t, datasets.Timeseries, makeRows[datasets.Second](datasets.RowGroupRows*2+17))
+		roundTrip(t, datasets.Timeseries, makeRows[datasets.Interval](datasets.RowGroupRows*2+17))
 	})
 }
 
@@ -217,7 +217,7 @@ func TestReadRefusesOtherTables(t *testing.T) {
 // temporary file behind.
 func TestWriteIsAtomic(t *testing.T) {
 	dir := t.TempDir()
-	old := makeRows[datasets.Second](3)
+	old := makeRows[datasets.Interval](3)
 	if _, err := datasets.Timeseries.Write(dir, testMeta, old); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestWriteIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(makeRows[datasets.Second](10)...); err != nil {
+	if err := w.Append(makeRows[datasets.Interval](10)...); err != nil {
 		t.Fatal(err)
 	}
 	w.Abort()

@@ -3,7 +3,7 @@
 // their Arrow schemas, and how they are written and read.
 //
 // Each table is a [Table] of a row type: [Cells] holds [Cell] rows,
-// [Timeseries] holds [Second] rows, and so on. A table is written with
+// [Timeseries] holds [Interval] rows, and so on. A table is written with
 // [Table.Write] (or [Table.Create] and [Writer.Append] to stream rows) as
 // <dir>/<name>.parquet, atomically: a temporary file in the same directory,
 // fsynced, then renamed. It is read back with [Table.Read] into rows, or
@@ -31,7 +31,7 @@ package datasets
 // table (a column added, removed, renamed or retyped, a changed unit or
 // meaning) increments it; readers refuse files of another version, and
 // `yardstick datasets RUNDIR` rebuilds them from the checkpoints.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Key/value metadata keys written into every file's footer.
 const (

@@ -10,7 +10,7 @@ import (
 )
 
 // CheckpointVersion is the version of the checkpoint.json format.
-const CheckpointVersion = 1
+const CheckpointVersion = 2
 
 // The statuses of a cell. A checkpoint says ok or failed; the cells table
 // adds unfair (ok, but a fairness check of the cell or its batch failed)
@@ -39,7 +39,8 @@ type Checkpoint struct {
 
 	Window    *Window      `json:"window,omitempty"`
 	Load      *Load        `json:"load,omitempty"`
-	Seconds   []Second     `json:"seconds,omitempty"`
+	Intervals []Interval   `json:"intervals,omitempty"`
+	Steady    *Steady      `json:"steady,omitempty"`
 	Samples   []Sample     `json:"samples,omitempty"`
 	Target    *TargetStats `json:"target,omitempty"`
 	GC        *GCStats     `json:"gc,omitempty"`
@@ -47,6 +48,49 @@ type Checkpoint struct {
 	ColdStart *ColdStart   `json:"cold_start,omitempty"`
 	Affinity  *Affinity    `json:"affinity,omitempty"`
 	Varies    *VariesProbe `json:"varies,omitempty"`
+}
+
+// checkpointV1 reads a version 1 checkpoint (yardstick before 100 ms
+// intervals) into the current form: its per-second rows become intervals
+// of a second, without histograms and without a steady-state analysis
+// (the steady_state check says so). Reports and datasets of old runs stay
+// readable.
+type checkpointV1 Checkpoint
+
+func (c *checkpointV1) UnmarshalJSON(b []byte) error {
+	type plain Checkpoint // without this method
+	var old struct {
+		Seconds []struct {
+			Second     int     `json:"second"`
+			InWindow   bool    `json:"in_window"`
+			Requests   int64   `json:"requests"`
+			Errors     int64   `json:"errors"`
+			P50US      int64   `json:"p50_us"`
+			P99US      int64   `json:"p99_us"`
+			MaxUS      int64   `json:"max_us"`
+			RSSBytes   int64   `json:"rss_bytes"`
+			CPUSeconds float64 `json:"cpu_s"`
+		} `json:"seconds"`
+	}
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &old); err != nil {
+		return err
+	}
+	c.Intervals = nil
+	for _, s := range old.Seconds {
+		c.Intervals = append(c.Intervals, Interval{
+			Index: s.Second, StartUS: int64(s.Second) * 1e6, DurationUS: 1e6, InWindow: s.InWindow,
+			Requests: s.Requests, Errors: s.Errors, P50US: s.P50US, P99US: s.P99US, MaxUS: s.MaxUS,
+			Sampled: s.RSSBytes > 0, RSSBytes: s.RSSBytes, CPUSeconds: s.CPUSeconds,
+		})
+	}
+	if c.Window != nil {
+		c.Window.Interval = time.Second
+	}
+	c.Version = CheckpointVersion
+	return nil
 }
 
 // Affinity is the CPU masks read back from /proc/<pid>/task/*/status at the
@@ -71,11 +115,19 @@ type VariesProbe struct {
 
 // Window is when the cell's load ran and which part of it was measured:
 // the load generator ran Warmup+Measure; the kept window is from
-// Warmup+DiscardHead to the end.
+// Warmup+DiscardHead to the end. With an adaptive warm-up (Auto), Warmup
+// is the warm-up the cell took: until its load was steady, or WarmupMax.
 type Window struct {
 	Warmup      time.Duration `json:"warmup_ns"`
 	Measure     time.Duration `json:"measure_ns"`
 	DiscardHead time.Duration `json:"discard_head_ns"`
+	// Interval is the load series' reporting interval.
+	Interval time.Duration `json:"interval_ns"`
+	// Auto says the warm-up was adaptive; WarmupCapped that it ended at
+	// WarmupMax without a steady state.
+	Auto         bool          `json:"auto,omitempty"`
+	WarmupMax    time.Duration `json:"warmup_max_ns,omitempty"`
+	WarmupCapped bool          `json:"warmup_capped,omitempty"`
 	// LoadStart is when the load generator was told to start; KeptStart
 	// and KeptEnd bound the kept window.
 	LoadStart time.Time `json:"load_start"`
@@ -122,18 +174,44 @@ type Load struct {
 	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
-// A Second is one second of the cell's load, from its start (warm-up
-// included); InWindow marks the kept window.
-type Second struct {
-	Second     int     `json:"second"`
-	InWindow   bool    `json:"in_window"`
-	Requests   int64   `json:"requests"`
-	Errors     int64   `json:"errors"`
-	P50US      int64   `json:"p50_us"`
-	P99US      int64   `json:"p99_us"`
-	MaxUS      int64   `json:"max_us"`
+// An Interval is one reporting interval of the cell's load (Window.Interval,
+// 100 ms by default), from the load's start (warm-up included); InWindow
+// marks the kept window.
+type Interval struct {
+	Index int `json:"index"`
+	// StartUS is when the interval starts, from the load's start;
+	// DurationUS its length (the last one may be shorter).
+	StartUS    int64 `json:"start_us"`
+	DurationUS int64 `json:"duration_us"`
+	InWindow   bool  `json:"in_window"`
+	Requests   int64 `json:"requests"`
+	Errors     int64 `json:"errors"`
+	P50US      int64 `json:"p50_us"`
+	P99US      int64 `json:"p99_us"`
+	MaxUS      int64 `json:"max_us"`
+	// Bytes is the response bytes read; Sends the requests written,
+	// LateSends those of an open loop sent late.
+	Bytes     int64 `json:"bytes"`
+	Sends     int64 `json:"sends"`
+	LateSends int64 `json:"late_sends"`
+	// Hist is the interval's latency histogram (microseconds) in the
+	// standard compressed HdrHistogram encoding: the kept window's is
+	// the merge of its intervals'.
+	Hist string `json:"hist,omitempty"`
+	// RSSBytes and CPUSeconds come from the last /proc sample taken in the
+	// interval (CPU seconds since the sample before), when one was
+	// (Sampled): the /proc sampling interval may be the longer one.
+	Sampled    bool    `json:"sampled"`
 	RSSBytes   int64   `json:"rss_bytes"`
 	CPUSeconds float64 `json:"cpu_s"`
+}
+
+// RPS is the interval's throughput in requests per second.
+func (iv Interval) RPS() float64 {
+	if iv.DurationUS <= 0 {
+		return 0
+	}
+	return float64(iv.Requests) * 1e6 / float64(iv.DurationUS)
 }
 
 // A Sample is one /proc sample of the target's process group.

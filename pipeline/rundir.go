@@ -130,6 +130,11 @@ func (d *RunDir) ReadCheckpoint(id string) (*Checkpoint, error) {
 	if err := readJSON(path, &cp); err != nil {
 		return nil, err
 	}
+	if cp.Version == 1 {
+		if err := readJSON(path, (*checkpointV1)(&cp)); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case cp.Version != CheckpointVersion:
 		return nil, fmt.Errorf("read %s: checkpoint version %d, this yardstick reads %d", path, cp.Version, CheckpointVersion)

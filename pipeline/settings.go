@@ -56,8 +56,13 @@ type Windows struct {
 	// ServiceWarmup runs after the batch's services are ready, before any
 	// target starts.
 	ServiceWarmup Duration `json:"serviceWarmup"`
-	// Warmup is load before the measure window, not measured.
-	Warmup Duration `json:"warmup"`
+	// Warmup is load before the measure window, not measured. With
+	// WarmupAuto it is 0: the warm-up lasts until the cell's throughput
+	// has been steady for SteadyFor, at most WarmupMax.
+	Warmup     Duration `json:"warmup"`
+	WarmupAuto bool     `json:"warmupAuto,omitempty"`
+	WarmupMax  Duration `json:"warmupMax,omitempty"`
+	SteadyFor  Duration `json:"steadyFor,omitempty"`
 	// Measure is the measured load; its first DiscardHead is dropped.
 	Measure      Duration `json:"measure"`
 	DiscardHead  Duration `json:"discardHead"`
@@ -89,10 +94,44 @@ type Tolerance struct {
 	Tolerance float64 `json:"tolerance"`
 }
 
-// Sampling says how the target's /proc is sampled.
+// String is the windows in words, as plan and validate print them.
+func (w Windows) String() string {
+	warmup := w.Warmup.String()
+	if w.WarmupAuto {
+		warmup = fmt.Sprintf("auto (until steady for %s, at most %s)", w.SteadyFor, w.WarmupMax)
+	}
+	return fmt.Sprintf("service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s",
+		w.ServiceWarmup, warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
+}
+
+// MaxWarmup is the longest warm-up a cell may take: Warmup, or WarmupMax
+// when adaptive.
+func (w Windows) MaxWarmup() time.Duration {
+	if w.WarmupAuto {
+		return w.WarmupMax.D()
+	}
+	return w.Warmup.D()
+}
+
+// DefaultLoadInterval is the load generator's reporting interval when a
+// batch does not set one.
+const DefaultLoadInterval = 100 * time.Millisecond
+
+// Sampling says how the target's /proc is sampled (Interval) and how
+// often the load generator reports (LoadInterval; 0 means
+// DefaultLoadInterval).
 type Sampling struct {
-	Interval  Duration `json:"interval"`
-	IdleAfter Duration `json:"idleAfter"`
+	Interval     Duration `json:"interval"`
+	LoadInterval Duration `json:"loadInterval,omitempty"`
+	IdleAfter    Duration `json:"idleAfter"`
+}
+
+// Load is the load generator's reporting interval.
+func (s Sampling) Load() time.Duration {
+	if s.LoadInterval > 0 {
+		return s.LoadInterval.D()
+	}
+	return DefaultLoadInterval
 }
 
 // Request is a batch's request template; {payload}, {payload_text} and

@@ -23,9 +23,25 @@ func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 
 func (d jsonDuration) convert() pipeline.Duration { return pipeline.Duration(d) }
 
+// jsonWarmup is a warm-up: a duration, or "auto".
+type jsonWarmup struct {
+	d    jsonDuration
+	auto bool
+}
+
+func (w *jsonWarmup) UnmarshalJSON(b []byte) error {
+	if string(b) == `"auto"` {
+		w.auto = true
+		return nil
+	}
+	return w.d.UnmarshalJSON(b)
+}
+
 type jsonWindows struct {
 	ServiceWarmup jsonDuration `json:"serviceWarmup"`
-	Warmup        jsonDuration `json:"warmup"`
+	Warmup        jsonWarmup   `json:"warmup"`
+	WarmupMax     jsonDuration `json:"warmupMax"`
+	SteadyFor     jsonDuration `json:"steadyFor"`
 	Measure       jsonDuration `json:"measure"`
 	DiscardHead   jsonDuration `json:"discardHead"`
 	ReadyTimeout  jsonDuration `json:"readyTimeout"`
@@ -34,7 +50,10 @@ type jsonWindows struct {
 func (w jsonWindows) convert() pipeline.Windows {
 	return pipeline.Windows{
 		ServiceWarmup: w.ServiceWarmup.convert(),
-		Warmup:        w.Warmup.convert(),
+		Warmup:        w.Warmup.d.convert(),
+		WarmupAuto:    w.Warmup.auto,
+		WarmupMax:     w.WarmupMax.convert(),
+		SteadyFor:     w.SteadyFor.convert(),
 		Measure:       w.Measure.convert(),
 		DiscardHead:   w.DiscardHead.convert(),
 		ReadyTimeout:  w.ReadyTimeout.convert(),
@@ -75,12 +94,13 @@ func (f jsonFairness) convert() pipeline.Fairness {
 }
 
 type jsonSampling struct {
-	Interval  jsonDuration `json:"interval"`
-	IdleAfter jsonDuration `json:"idleAfter"`
+	Interval     jsonDuration `json:"interval"`
+	LoadInterval jsonDuration `json:"loadInterval"`
+	IdleAfter    jsonDuration `json:"idleAfter"`
 }
 
 func (s jsonSampling) convert() pipeline.Sampling {
-	return pipeline.Sampling{Interval: s.Interval.convert(), IdleAfter: s.IdleAfter.convert()}
+	return pipeline.Sampling{Interval: s.Interval.convert(), LoadInterval: s.LoadInterval.convert(), IdleAfter: s.IdleAfter.convert()}
 }
 
 type jsonVary struct {

@@ -83,6 +83,7 @@ func init() {
 	scriptCmds["noleftovers"] = cmdNoLeftovers
 	scriptCmds["freeport"] = cmdFreePort
 	scriptCmds["cellstatus"] = cmdCellStatus
+	scriptCmds["cellfield"] = cmdCellField
 	scriptCmds["freeports"] = cmdFreePorts
 	scriptCmds["replace"] = cmdReplace
 	scriptCmds["fairnessrows"] = cmdFairnessRows
@@ -273,6 +274,36 @@ func cmdCellStatus(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		fmt.Fprintf(ts.Stdout(), "%s %s %s\n", c.Name, cp.Status, cp.Error)
 	}
+}
+
+// cellfield RUNDIR CELLNAME PATH: print a field of the cell's checkpoint,
+// PATH its JSON names joined by dots (window.warmup_capped); a missing
+// field prints null.
+func cmdCellField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: cellfield RUNDIR CELLNAME PATH")
+	}
+	rd := &pipeline.RunDir{Root: args[0]}
+	p, err := rd.ReadPlan()
+	ts.Check(err)
+	for _, c := range p.Cells {
+		if c.Name != args[1] {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(args[0], "cells", c.ID, "checkpoint.json"))
+		ts.Check(err)
+		var v any
+		ts.Check(json.Unmarshal(b, &v))
+		for _, k := range strings.Split(args[2], ".") {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		out, err := json.Marshal(v)
+		ts.Check(err)
+		fmt.Fprintf(ts.Stdout(), "%s\n", out)
+		return
+	}
+	ts.Fatalf("no cell %s in the plan", args[1])
 }
 
 // freeports VAR N: set VAR to a port P such that P+1 .. P+N are all free

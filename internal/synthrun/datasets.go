@@ -104,7 +104,7 @@ func measureDatasets(m *measurement) error {
 		return err
 	}
 	m.cp.Load = datasetsLoad(m.cell, l, hist)
-	m.cp.Seconds = datasetsSeconds(l.perSec)
+	m.cp.Intervals = datasetsIntervals(l.perSec)
 	m.cp.Samples = datasetsSamples(m.cp.Window)
 	datasetsTarget(m.cell, l.n, m.cp)
 	return nil
@@ -179,14 +179,16 @@ func datasetsLoad(c *pipeline.Cell, l *latencies, hist string) *pipeline.Load {
 	return load
 }
 
-// datasetsSeconds are the load's seconds: the warm-up ones with fewer
-// requests and fixed latencies, the kept ones from their histograms.
-func datasetsSeconds(perSec []*hdrhistogram.Histogram) []pipeline.Second {
-	var out []pipeline.Second
+// datasetsIntervals are the load's intervals, a second each: the warm-up
+// ones with fewer requests and fixed latencies, the kept ones from their
+// histograms.
+func datasetsIntervals(perSec []*hdrhistogram.Histogram) []pipeline.Interval {
+	var out []pipeline.Interval
 	for s, ph := range perSec {
-		sec := pipeline.Second{
-			Second:     s,
+		sec := pipeline.Interval{
+			Index: s, StartUS: int64(s) * 1e6, DurationUS: 1e6,
 			InWindow:   s >= warmSeconds,
+			Sampled:    true,
 			RSSBytes:   (48 << 20) + int64(s)*(1<<20),
 			CPUSeconds: 0.9 + 0.001*float64(s),
 		}
@@ -197,6 +199,10 @@ func datasetsSeconds(perSec []*hdrhistogram.Histogram) []pipeline.Second {
 			pd := hdrstat.NewDist(ph)
 			sec.Requests = ph.TotalCount()
 			sec.P50US, sec.P99US, sec.MaxUS = pd.Percentile(50), pd.Percentile(99), pd.Max()
+			enc, err := hdrstat.Encode(ph)
+			if err == nil {
+				sec.Hist = enc
+			}
 		}
 		out = append(out, sec)
 	}

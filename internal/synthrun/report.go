@@ -150,7 +150,7 @@ func measureReport(m *measurement) error {
 	if err := reportLoad(m, pr, n, body, keptS); err != nil {
 		return err
 	}
-	m.cp.Seconds = reportSeconds(m, pr, rps, body)
+	m.cp.Intervals = reportIntervals(m, pr, rps, body)
 	for i := 0; i < 10; i++ {
 		t := m.cp.Window.LoadStart.Add(time.Duration(i) * 700 * time.Millisecond)
 		m.cp.Samples = append(m.cp.Samples, pipeline.Sample{Time: t, InWindow: !t.Before(m.cp.Window.KeptStart) && t.Before(m.cp.Window.KeptEnd),
@@ -215,20 +215,21 @@ func reportLoad(m *measurement, pr profile, n int, body, keptS float64) error {
 	return nil
 }
 
-// reportSeconds are the load's seconds. The first cell of a variant's
+// reportIntervals are the load's intervals, a second each. The first cell of a variant's
 // start (concurrency 8, payload 128) ramps up as its profile says; later
 // cells of the same start are warm.
-func reportSeconds(m *measurement, pr profile, rps, body float64) []pipeline.Second {
+func reportIntervals(m *measurement, pr profile, rps, body float64) []pipeline.Interval {
 	pt := m.cell.Point
 	first := pt.Concurrency == 8 && pt.Payload != nil && *pt.Payload == 128
-	var out []pipeline.Second
+	var out []pipeline.Interval
 	for s := 0; s < 7; s++ {
 		f := 1 + 0.01*m.rng.NormFloat64()
 		if s < 3 && first {
 			f = pr.ramp[s]
 		}
-		out = append(out, pipeline.Second{
-			Second: s, InWindow: s >= 3, Requests: int64(rps * f),
+		out = append(out, pipeline.Interval{
+			Index: s, StartUS: int64(s) * 1e6, DurationUS: 1e6, Sampled: true,
+			InWindow: s >= 3, Requests: int64(rps * f),
 			P50US: int64(body), P99US: int64(body * 3 / f), MaxUS: int64(body * 8 / f),
 			RSSBytes: int64(pr.rssMiB*(1<<20)) - int64(3-min(s, 3))<<20, CPUSeconds: rps * f * pr.cpuPerReqUS / 1e6,
 		})

@@ -22,6 +22,7 @@ import (
 	"yardstick/stages/execute/procsample"
 	"yardstick/stats"
 	"yardstick/stats/hdrstat"
+	"yardstick/stats/steady"
 )
 
 // offsets are the sizes of the logs a window is cut from.
@@ -64,18 +65,27 @@ type cellRun struct {
 	c  *pipeline.Cell
 	cp *pipeline.Checkpoint
 
-	spec     loadgen.Spec
-	re       *regexp.Regexp // event-loop thread names; nil: not counted
-	fs       procfs.FS
-	sampler  sampler
-	keptFrom int // the kept window's first second, on the load generator's clock
+	spec    loadgen.Spec
+	re      *regexp.Regexp // event-loop thread names; nil: not counted
+	fs      procfs.FS
+	sampler sampler
+	step    time.Duration // the load generator's reporting interval
+	// The kept window is intervals [keptFrom, keptTo) on the load
+	// generator's clock; keptTo is -1 for "to the end of the load". With
+	// an adaptive warm-up both are -1 until the detector (or the cap at
+	// interval capAt) ends the warm-up.
+	keptFrom, keptTo int
+	detector         *steady.Detector
+	capAt            int
 
 	// Filled by measure. onInterval writes the kept-window fields from the
 	// driver's part while the load runs; they are read only after the
 	// parts have ended.
 	before, end offsets
+	ended       bool // end was read when the kept window ended
+	stopLoad    context.CancelFunc
 	loadgenPID  int
-	intervals   []loadgen.Interval
+	intervals   []pipeline.Interval
 	kept        *offsets
 	threads     int
 	loops       int
@@ -123,10 +133,12 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 // prepare builds the load spec, the thread-name pattern and the sampler.
 func (c *cellRun) prepare() error {
 	w := c.b.Windows
-	spec, err := c.r.loadSpec(c.b, c.t.variant, c.c, w.Warmup.D()+w.Measure.D())
+	spec, err := c.r.loadSpec(c.b, c.t.variant, c.c, w.MaxWarmup()+w.Measure.D())
 	if err != nil {
 		return err
 	}
+	c.step = c.b.Sampling.Load()
+	spec.Interval = loadgen.Duration(c.step)
 	c.spec = spec
 	if c.t.variant.EventLoopThreads != "" {
 		if c.re, err = regexp.Compile(c.t.variant.EventLoopThreads); err != nil {
@@ -139,14 +151,24 @@ func (c *cellRun) prepare() error {
 	interval := c.b.Sampling.Interval.D()
 	capacity := 2
 	if interval > 0 { // else the sampler refuses to run, and says why
-		capacity += int((w.Warmup.D() + w.Measure.D()) / interval)
+		capacity += int((w.MaxWarmup() + w.Measure.D()) / interval)
 	}
 	c.sampler = procsample.NewSampler(c.fs, c.t.p.PID(), c.re, interval, capacity)
 	// The kept window starts when the load generator reports the last
-	// second of warm-up and discard-head; the offsets are read then, on
+	// interval of warm-up and discard-head; the offsets are read then, on
 	// the load generator's clock.
-	c.keptFrom = int(math.Round((w.Warmup.D() + w.DiscardHead.D()).Seconds()))
+	c.keptFrom, c.keptTo = c.span(w.Warmup.D()+w.DiscardHead.D()), -1
+	if w.WarmupAuto {
+		c.keptFrom = -1
+		c.capAt = c.span(w.WarmupMax.D())
+		c.detector = &steady.Detector{For: max(c.span(w.SteadyFor.D()), 3), Band: c.b.Fairness.Noise}
+	}
 	return nil
+}
+
+// span is how many load intervals d spans, rounded.
+func (c *cellRun) span(d time.Duration) int {
+	return int(math.Round(float64(d) / float64(c.step)))
 }
 
 // measure runs the cell's concurrent parts under one errgroup: the
@@ -196,7 +218,8 @@ func (c *cellRun) sample(ctx context.Context) error {
 func (c *cellRun) open() {
 	w := c.b.Windows
 	c.before = c.r.offsetsOf(c.t)
-	c.cp.Window = &pipeline.Window{Warmup: w.Warmup.D(), Measure: w.Measure.D(), DiscardHead: w.DiscardHead.D(), LoadStart: c.before.at}
+	c.cp.Window = &pipeline.Window{Warmup: w.Warmup.D(), Measure: w.Measure.D(), DiscardHead: w.DiscardHead.D(),
+		Interval: c.step, Auto: w.WarmupAuto, WarmupMax: w.WarmupMax.D(), LoadStart: c.before.at}
 	if c.keptFrom == 0 {
 		c.kept = &c.before
 		c.affinity = readAffinity(c.fs, c.b, c.t.p.PID(), 0)
@@ -215,31 +238,65 @@ func (c *cellRun) startLoad(ctx context.Context) (*load, error) {
 	return l, nil
 }
 
-// drive is the driver's part: it runs the load to its end, reads the
-// logs' offsets and stops the sampler.
+// drive is the driver's part: it runs the load to its end (or to the end
+// of an adaptive kept window), reads the logs' offsets and stops the
+// sampler.
 func (c *cellRun) drive(ctx context.Context, l *load, stopSampling context.CancelFunc) error {
 	defer stopSampling()
-	err := l.read(ctx, c.onInterval)
-	c.end = c.r.offsetsOf(c.t)
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	c.stopLoad = stop
+	err := l.read(lctx, c.onInterval)
+	if !c.ended {
+		c.end = c.r.offsetsOf(c.t)
+	}
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	return nil
 }
 
-// onInterval records one second of load. When the kept window starts, it
-// reads the logs' offsets, the target's thread counts and the CPU masks.
+// onInterval records one interval of load. An adaptive warm-up ends when
+// the detector sees a steady state, or at the cap. When the kept window
+// starts, it reads the logs' offsets, the target's thread counts and the
+// CPU masks; when an adaptive kept window ends, the offsets again, and it
+// stops the load.
 func (c *cellRun) onInterval(iv loadgen.Interval) {
-	c.intervals = append(c.intervals, iv)
-	if c.kept != nil || iv.Second+1 < c.keptFrom {
-		return
+	pi := pipeline.Interval{
+		Index: iv.Index, StartUS: int64(iv.StartS * 1e6), DurationUS: int64(math.Round(iv.DurationS * 1e6)),
+		Requests: iv.Requests, Errors: iv.Errors, P50US: iv.P50us, P99US: iv.P99us, MaxUS: iv.Maxus, Hist: iv.Hist,
+		Bytes: iv.Bytes, Sends: iv.Sends, LateSends: iv.LateSends,
 	}
-	o := c.r.offsetsOf(c.t)
-	c.kept = &o
-	if s, err := procsample.Take(c.fs, c.t.p.PID(), c.re); err == nil {
-		c.threads, c.loops = s.Threads, s.MatchedThreads
+	c.intervals = append(c.intervals, pi)
+	done := iv.Index + 1
+	if c.keptFrom < 0 {
+		if steady := c.detector.Add(pi); steady || done >= c.capAt {
+			c.endWarmup(done, !steady)
+		}
 	}
-	c.affinity = readAffinity(c.fs, c.b, c.t.p.PID(), c.loadgenPID)
+	if c.kept == nil && c.keptFrom >= 0 && done >= c.keptFrom {
+		o := c.r.offsetsOf(c.t)
+		c.kept = &o
+		if s, err := procsample.Take(c.fs, c.t.p.PID(), c.re); err == nil {
+			c.threads, c.loops = s.Threads, s.MatchedThreads
+		}
+		c.affinity = readAffinity(c.fs, c.b, c.t.p.PID(), c.loadgenPID)
+	}
+	if c.keptTo >= 0 && done >= c.keptTo && !c.ended {
+		c.end, c.ended = c.r.offsetsOf(c.t), true
+		c.stopLoad()
+	}
+}
+
+// endWarmup ends an adaptive warm-up after n intervals: the kept window
+// is the measure window that follows, less its discarded head.
+func (c *cellRun) endWarmup(n int, capped bool) {
+	w := c.b.Windows
+	c.keptFrom = n + c.span(w.DiscardHead.D())
+	c.keptTo = n + c.span(w.Measure.D())
+	c.cp.Window.Warmup = time.Duration(n) * c.step
+	c.cp.Window.WarmupCapped = capped
+	c.r.prog.note(fmt.Sprintf("%s: warm-up %s (%s)", c.c.Name, c.cp.Window.Warmup, map[bool]string{true: "cap reached, not steady", false: "steady"}[capped]))
 }
 
 // close ends the kept window where the load ended; an interrupted cell or
@@ -249,7 +306,7 @@ func (c *cellRun) close(ctx context.Context) error {
 		return err
 	}
 	if c.kept == nil {
-		return fmt.Errorf("load ended after %d s, before the kept window (from second %d)", len(c.intervals), c.keptFrom)
+		return fmt.Errorf("load ended after %d intervals of %s, before the kept window (from interval %d)", len(c.intervals), c.step, c.keptFrom)
 	}
 	c.cp.Window.KeptStart, c.cp.Window.KeptEnd = c.kept.at, c.end.at
 	return nil
@@ -272,15 +329,16 @@ func (c *cellRun) idle(ctx context.Context) error {
 // window, the samples and what is derived from them, the GC and access
 // logs cut to the window.
 func (c *cellRun) fill() error {
-	load, seconds, err := summarize(c.res, c.intervals, c.keptFrom, c.spec)
+	load, err := summarize(c.res, c.intervals, c.keptFrom, c.keptTo, c.spec)
 	if err != nil {
 		return err
 	}
 	cp := c.cp
 	cp.Load = load
-	cp.Seconds = seconds
+	cp.Intervals = c.intervals
+	cp.Steady = c.steadyState()
 	cp.Samples = toSamples(c.sampler.Samples(), c.kept.at, c.end.at)
-	fillSeconds(cp.Seconds, cp.Samples, cp.Window.LoadStart)
+	fillIntervals(cp.Intervals, cp.Samples, cp.Window.LoadStart)
 	cp.Target = c.targetStats(load.Requests)
 	cp.Affinity = c.affinity
 	cp.Varies = c.t.varies
@@ -371,10 +429,25 @@ func (r *runner) gcStats(t *target, load, kept, end, after offsets) *pipeline.GC
 	}
 }
 
+// steadyState is the changepoint analysis of the cell's load series and
+// the noise of its kept window; an analysis that cannot run says why.
+func (c *cellRun) steadyState() *pipeline.Steady {
+	to := c.keptTo
+	if to < 0 {
+		to = len(c.intervals)
+	}
+	s, err := steady.Analyze(steady.Input{Intervals: c.intervals, KeptFrom: c.keptFrom, KeptTo: to, Band: c.b.Fairness.Noise, Seed: seedOf(c.c.ID)})
+	if err != nil {
+		return &pipeline.Steady{Error: err.Error(), StartUS: -1}
+	}
+	return &s
+}
+
 // summarize turns the load generator's intervals into the kept window's
-// figures: the histogram of the kept seconds merged, requests and errors
-// summed, throughput over the kept seconds' own durations.
-func summarize(res *loadgen.Result, ivs []loadgen.Interval, keptFrom int, spec loadgen.Spec) (*pipeline.Load, []pipeline.Second, error) {
+// figures, marking which intervals are in it: the histogram of the kept
+// intervals merged, requests and errors summed, throughput over the kept
+// intervals' own durations.
+func summarize(res *loadgen.Result, ivs []pipeline.Interval, keptFrom, keptTo int, spec loadgen.Spec) (*pipeline.Load, error) {
 	h := hdrhistogram.New(1, 60_000_000, 3)
 	l := &pipeline.Load{
 		Mode:             res.Mode,
@@ -388,21 +461,20 @@ func summarize(res *loadgen.Result, ivs []loadgen.Interval, keptFrom int, spec l
 	if set, err := cpuset.Parse(spec.CPUs); err == nil {
 		l.LoadgenCPUs = len(set)
 	}
-	var seconds []pipeline.Second
-	for _, iv := range ivs {
-		in := iv.Second >= keptFrom
-		seconds = append(seconds, pipeline.Second{Second: iv.Second, InWindow: in, Requests: iv.Requests, Errors: iv.Errors, P50US: iv.P50us, P99US: iv.P99us, MaxUS: iv.Maxus})
-		if !in {
+	for i := range ivs {
+		iv := &ivs[i]
+		iv.InWindow = iv.Index >= keptFrom && (keptTo < 0 || iv.Index < keptTo)
+		if !iv.InWindow {
 			continue
 		}
 		ih, err := hdrhistogram.Decode([]byte(iv.Hist))
 		if err != nil {
-			return nil, nil, fmt.Errorf("load generator interval %d: %w", iv.Second, err)
+			return nil, fmt.Errorf("load generator interval %d: %w", iv.Index, err)
 		}
 		h.Merge(ih)
 		l.Requests += iv.Requests
 		l.Errors += iv.Errors
-		l.DurationS += iv.DurationS
+		l.DurationS += float64(iv.DurationUS) / 1e6
 		l.ResponseBytes += iv.Bytes
 		l.Sends += iv.Sends
 		l.LateSends += iv.LateSends
@@ -419,14 +491,14 @@ func summarize(res *loadgen.Result, ivs []loadgen.Interval, keptFrom int, spec l
 	}
 	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode histogram: %w", err)
+		return nil, fmt.Errorf("encode histogram: %w", err)
 	}
 	l.Hist = string(enc)
 	raw, err := json.Marshal(res)
 	if err == nil {
 		l.Raw = raw
 	}
-	return l, seconds, nil
+	return l, nil
 }
 
 func toSamples(ss []procsample.Sample, from, to time.Time) []pipeline.Sample {
@@ -443,16 +515,17 @@ func toSamples(ss []procsample.Sample, from, to time.Time) []pipeline.Sample {
 	return out
 }
 
-// fillSeconds puts the last sample taken in each second of the load into
-// that second's row: RSS, and CPU seconds used during the second.
-func fillSeconds(secs []pipeline.Second, samples []pipeline.Sample, start time.Time) {
+// fillIntervals puts the last sample taken in each interval of the load
+// into that interval's row: RSS, and CPU seconds used since the sample
+// before. An interval without a sample is left unsampled.
+func fillIntervals(ivs []pipeline.Interval, samples []pipeline.Sample, start time.Time) {
 	var prevCPU float64
 	if len(samples) > 0 {
 		prevCPU = samples[0].CPUUserSeconds + samples[0].CPUSysSeconds
 	}
 	si := 0
-	for i := range secs {
-		end := start.Add(time.Duration(secs[i].Second+1) * time.Second)
+	for i := range ivs {
+		end := start.Add(time.Duration(ivs[i].StartUS+ivs[i].DurationUS) * time.Microsecond)
 		var last *pipeline.Sample
 		for si < len(samples) && !samples[si].Time.After(end) {
 			last = &samples[si]
@@ -462,8 +535,9 @@ func fillSeconds(secs []pipeline.Second, samples []pipeline.Sample, start time.T
 			continue
 		}
 		cpu := last.CPUUserSeconds + last.CPUSysSeconds
-		secs[i].RSSBytes = last.RSSBytes
-		secs[i].CPUSeconds = cpu - prevCPU
+		ivs[i].Sampled = true
+		ivs[i].RSSBytes = last.RSSBytes
+		ivs[i].CPUSeconds = cpu - prevCPU
 		prevCPU = cpu
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"yardstick/stats/hdrstat"
 )
 
-func interval(t *testing.T, second int, n int, latencyUS int64) loadgen.Interval {
+func interval(t *testing.T, index int, n int, latencyUS int64) pipeline.Interval {
 	t.Helper()
 	h := hdrhistogram.New(1, 60_000_000, 3)
 	for range n {
@@ -24,21 +24,22 @@ func interval(t *testing.T, second int, n int, latencyUS int64) loadgen.Interval
 	if err != nil {
 		t.Fatal(err)
 	}
-	return loadgen.Interval{Second: second, DurationS: 1, Requests: int64(n), Bytes: int64(n) * 100, Sends: int64(n), Hist: enc}
+	return pipeline.Interval{Index: index, StartUS: int64(index) * 1e6, DurationUS: 1e6, Requests: int64(n), Bytes: int64(n) * 100, Sends: int64(n), Hist: enc}
 }
 
-// summarize keeps only the seconds from keptFrom on: warm-up and the
-// discarded head (slow, few requests) do not reach the kept window's
-// throughput or latency, yet stay in the per-second rows.
+// summarize keeps only the intervals in [keptFrom, keptTo): warm-up and
+// the discarded head (slow, few requests) do not reach the kept window's
+// throughput or latency, yet stay in the series, marked out of it.
 func TestSummarizeKeepsTheWindow(t *testing.T) {
-	ivs := []loadgen.Interval{
+	ivs := []pipeline.Interval{
 		interval(t, 0, 100, 50_000), // warm-up: 50 ms
 		interval(t, 1, 200, 20_000), // discarded head: 20 ms
 		interval(t, 2, 1000, 1_000), // kept: 1 ms
 		interval(t, 3, 1000, 2_000), // kept: 2 ms
 	}
 	res := &loadgen.Result{Mode: "closed", Connections: 4, CPUS: 1.5, DurationS: 4}
-	l, secs, err := summarize(res, ivs, 2, loadgen.Spec{CPUs: "1"})
+	l, err := summarize(res, ivs, 2, -1, loadgen.Spec{CPUs: "1"})
+	secs := ivs
 	if err != nil {
 		t.Fatal(err)
 	}

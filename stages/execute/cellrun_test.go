@@ -62,13 +62,13 @@ func fakeLoadgen(mode string, in io.Reader, out io.Writer) int {
 	switch mode {
 	case "fail":
 		for i := range 2 {
-			send(loadgen.Message{Type: "interval", Interval: &loadgen.Interval{Second: i, DurationS: 1}})
+			send(loadgen.Message{Type: "interval", Interval: &loadgen.Interval{Index: i, StartS: float64(i), DurationS: 1}})
 			time.Sleep(50 * time.Millisecond)
 		}
 		send(loadgen.Message{Type: "error", Error: "boom"})
 	case "hang":
 		for i := range 600 {
-			send(loadgen.Message{Type: "interval", Interval: &loadgen.Interval{Second: i, DurationS: 1}})
+			send(loadgen.Message{Type: "interval", Interval: &loadgen.Interval{Index: i, StartS: float64(i), DurationS: 1}})
 			time.Sleep(100 * time.Millisecond)
 		}
 	}

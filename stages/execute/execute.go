@@ -409,7 +409,7 @@ func estimateCells(p *pipeline.Plan, cells []pipeline.Cell) time.Duration {
 	var d time.Duration
 	for _, c := range cells {
 		b := batches[c.Batch]
-		d += b.Windows.Warmup.D() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()
+		d += b.Windows.MaxWarmup() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()
 		if !starts[c.StartSeq] {
 			starts[c.StartSeq] = true
 			d += b.Windows.ServiceWarmup.D()

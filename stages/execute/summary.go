@@ -13,18 +13,18 @@ import (
 // short table `run` ends with. Cells without a checkpoint show as pending.
 func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\t")
+	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\tsteady\t")
 	for _, c := range p.Cells {
 		if !Selected(only, &c) {
 			continue
 		}
 		cp, err := rd.ReadCheckpoint(c.ID)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\tpending\t\t\t\t\t\t\t\t\t\t\n", c.Name)
+			fmt.Fprintf(tw, "%s\tpending\t\t\t\t\t\t\t\t\t\t\t\n", c.Name)
 			continue
 		}
 		if cp.Status != pipeline.StatusOK || cp.Load == nil {
-			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\n", c.Name, cp.Status)
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\t\n", c.Name, cp.Status)
 			continue
 		}
 		l := cp.Load
@@ -36,10 +36,22 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only strin
 		if cp.ColdStart != nil {
 			cold = fmt.Sprintf("%.0f ms", cp.ColdStart.MedianMS)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", c.Name, cp.Status, l.RPS,
-			us(l.Latency.P50), us(l.Latency.P99), us(l.Latency.P999), us(l.Latency.Max), l.Errors, rss, cpu, cold)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", c.Name, cp.Status, l.RPS,
+			us(l.Latency.P50), us(l.Latency.P99), us(l.Latency.P999), us(l.Latency.Max), l.Errors, rss, cpu, cold, steadyText(cp.Steady))
 	}
 	return tw.Flush()
+}
+
+// steadyText is the cell's time to steady state when its kept window was
+// steady, "NO" when it was not, "?" without an analysis.
+func steadyText(st *pipeline.Steady) string {
+	switch {
+	case st == nil || st.Error != "":
+		return "?"
+	case !st.Throughput.KeptSteady || !st.P99.KeptSteady:
+		return "NO"
+	}
+	return fmt.Sprintf("from %.1f s", float64(st.StartUS)/1e6)
 }
 
 func us(v int64) string {

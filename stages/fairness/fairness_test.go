@@ -29,7 +29,7 @@ func hist(t *testing.T, v int64, n int) string {
 func plan2() *pipeline.Plan {
 	b := pipeline.Batch{
 		Name:     "main",
-		Fairness: pipeline.Fairness{EventLoops: 2, LogBytesPerRequest: &pipeline.Tolerance{Tolerance: 0.15}},
+		Fairness: pipeline.Fairness{EventLoops: 2, LogBytesPerRequest: &pipeline.Tolerance{Tolerance: 0.15}, Noise: 0.05},
 		Variants: []pipeline.Variant{
 			{Process: pipeline.Process{Kind: "go", Env: []string{"GOMAXPROCS=2"}}, Label: "go"},
 			{Process: pipeline.Process{Kind: "jvm", EventLoopThreads: "^w-"}, Label: "jvm"},
@@ -51,7 +51,15 @@ func ok(rps, meanUS float64, p50 int64, t *testing.T) *pipeline.Checkpoint {
 		Target:    &pipeline.TargetStats{EventLoopThreads: -1},
 		AccessLog: &pipeline.LogStats{BytesPerRequest: 100},
 		GC:        &pipeline.GCStats{Source: "gctrace", Count: 3},
+		Steady:    steadyOK(),
 	}
+}
+
+// steadyOK is the analysis of a flat series whose kept window is steady,
+// with ±2% of noise on throughput and ±4% on p99.
+func steadyOK() *pipeline.Steady {
+	flat := pipeline.SeriesSteady{Class: pipeline.SteadyFlat, Changepoints: []int{}, KeptChange: 0.01, KeptBand: 0.05, KeptSteady: true}
+	return &pipeline.Steady{Throughput: flat, P99: flat, StartUS: 0, Noise: pipeline.Noise{RPS: 0.02, P99: 0.04, Block: 5, Replicates: 400}}
 }
 
 func find(rows []pipeline.FairnessRow, check, cell string) *pipeline.FairnessRow {
@@ -111,6 +119,71 @@ func TestChecks(t *testing.T) {
 	// batch-scope failures mark every cell of the batch
 	if got := strings.Join(unfair["a"], ","); got != "event_loops,log_bytes" {
 		t.Errorf("unfair checks of a: %s", got)
+	}
+}
+
+// steady_state fails a cell that ramps through its kept window, one
+// capped by an adaptive warm-up, and one without an analysis, each saying
+// why; noise fails a batch whose band is below the measured noise.
+func TestSteadyStateAndNoise(t *testing.T) {
+	p := plan2()
+	ramp := ok(10000, 3200, 3000, t)
+	ramp.Intervals = make([]pipeline.Interval, 80)
+	for i := range ramp.Intervals {
+		ramp.Intervals[i] = pipeline.Interval{Index: i, StartUS: int64(i) * 100_000, DurationUS: 100_000, InWindow: i >= 30}
+	}
+	ramp.Steady.Throughput = pipeline.SeriesSteady{Class: pipeline.SteadyWarmup, Changepoints: []int{12, 55}, SteadyStart: 55,
+		KeptChange: 0.3, KeptBand: 0.07, KeptChangepoint: true}
+	ramp.Steady.StartUS = 5_500_000
+	ramp.Steady.Noise.RPS = 0.12 // the median of 0.02 and 0.12 is 0.07: above the 5% band
+	rows := Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": ok(10000, 3200, 3000, t), "b": ramp}})
+	for _, tc := range []struct {
+		check, cell string
+		pass        bool
+		detail      string
+	}{
+		{"steady_state", "a", true, "throughput flat, p99 flat; steady from 0.0 s"},
+		{"steady_state", "b", false, "NOT STEADY: throughput changepoint inside the kept window at 5.5 s, drifts +30.0% across the kept window (band ±7.0%)"},
+		{"noise", "", false, "throughput: declared noise band ±5.0%, measured ±7.0% (median of 2 cells; noisiest"},
+	} {
+		r := find(rows, tc.check, tc.cell)
+		if r == nil {
+			t.Errorf("%s %q: no row", tc.check, tc.cell)
+			continue
+		}
+		if r.Pass != tc.pass || r.Detail == nil || !strings.Contains(*r.Detail, tc.detail) {
+			t.Errorf("%s %q: pass %v (want %v), detail %v (want %q)", tc.check, tc.cell, r.Pass, tc.pass, *r.Detail, tc.detail)
+		}
+	}
+	var p99Noise *pipeline.FairnessRow
+	for i := range rows {
+		if r := &rows[i]; r.Check == "noise" && strings.HasPrefix(*r.Detail, "p99:") {
+			p99Noise = r
+		}
+	}
+	if p99Noise == nil || !p99Noise.Pass {
+		t.Errorf("p99 noise of ±4%% under a 5%% band: %+v", p99Noise)
+	}
+
+	capped := ok(10000, 3200, 3000, t)
+	capped.Window = &pipeline.Window{Auto: true, WarmupCapped: true, WarmupMax: 20e9}
+	short := ok(10000, 3200, 3000, t)
+	short.Steady = &pipeline.Steady{Error: "steady state: 8 intervals, need at least 10", StartUS: -1}
+	old := ok(10000, 3200, 3000, t)
+	old.Steady = nil
+	rows = Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": capped, "b": short}})
+	if r := find(rows, "steady_state", "a"); r == nil || r.Pass || !strings.Contains(*r.Detail, "the adaptive warm-up reached its cap (20s) without a steady state") {
+		t.Errorf("capped: %+v", r)
+	}
+	if r := find(rows, "steady_state", "b"); r == nil || r.Pass || !strings.Contains(*r.Detail, "8 intervals, need at least 10") {
+		t.Errorf("too short: %+v", r)
+	}
+	rows = Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": old, "b": short}})
+	if r := find(rows, "steady_state", "a"); r == nil || r.Pass || !strings.Contains(*r.Detail, "no steady-state analysis") {
+		t.Errorf("no analysis: %+v", r)
+	}
+	if r := find(rows, "noise", ""); r == nil || r.Pass || !strings.Contains(*r.Detail, "untested") {
+		t.Errorf("no measured noise: %+v", r)
 	}
 }
 

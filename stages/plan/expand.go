@@ -142,7 +142,7 @@ func estimate(b pipeline.Batch, cells []pipeline.Cell) float64 {
 	var s float64
 	for _, c := range cells {
 		starts[c.StartSeq] = true
-		s += (b.Windows.Warmup.D() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()).Seconds()
+		s += (b.Windows.MaxWarmup() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()).Seconds()
 	}
 	return s + float64(len(starts))*b.Windows.ServiceWarmup.D().Seconds()
 }

@@ -41,8 +41,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 			fmt.Fprintf(&b, ", services %s", bt.Placement.Services)
 		}
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "  windows: service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s\n",
-			w.ServiceWarmup, w.Warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
+		fmt.Fprintf(&b, "  windows: %s\n", w)
 		r := bt.Request
 		fmt.Fprintf(&b, "  request: %s %s", r.Method, r.Path)
 		if r.Vary != nil {
@@ -53,7 +52,11 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		if bt.Baseline != "" {
 			fmt.Fprintf(&b, "  baseline: %s\n", bt.Baseline)
 		}
-		fmt.Fprintf(&b, "  sampling every %s; RSS after %s idle; %d extra cold start(s)\n", bt.Sampling.Interval, bt.Sampling.IdleAfter, bt.ColdStarts)
+		fmt.Fprintf(&b, "  sampling every %s", bt.Sampling.Interval)
+		if bt.Sampling.LoadInterval > 0 {
+			fmt.Fprintf(&b, ", load every %s", bt.Sampling.LoadInterval)
+		}
+		fmt.Fprintf(&b, "; RSS after %s idle; %d extra cold start(s)\n", bt.Sampling.IdleAfter, bt.ColdStarts)
 		for _, s := range bt.Services {
 			fmt.Fprintf(&b, "  service %s (%s)\n", s.Name, s.Kind)
 			writeProcess(&b, &s, "    ")

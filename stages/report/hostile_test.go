@@ -40,9 +40,9 @@ func hostileTables(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for i := range series {
-		// Two distinct seconds near 1.15e18, one float64 step (256) apart:
-		// a 1-2-5 step of 100 is lost in their precision.
-		series[i].Second = 1<<60 + 256*(series[i].Second/4)
+		// Distinct start times near 9.2e12 s, far closer than one float64
+		// step apart: a 1-2-5 step is lost in their precision.
+		series[i].StartUS = maxI - series[i].Interval/4
 		series[i].Requests = maxI - int64(i)
 	}
 	spectrum, _, err := datasets.Spectrum.Read(datasets.Spectrum.Path(fixtureDir))

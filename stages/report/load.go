@@ -15,7 +15,7 @@ import (
 type tables struct {
 	meta     datasets.Meta
 	cells    []datasets.Cell
-	series   []datasets.Second
+	series   []datasets.Interval
 	spectrum []datasets.SpectrumPoint
 	fairness []datasets.FairnessCheck
 	env      []datasets.Environment

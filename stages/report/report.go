@@ -820,7 +820,7 @@ func ramp(d *doc, t *tables, b *Batch) {
 	if len(t.series) == 0 {
 		return
 	}
-	byCell := map[string][]datasets.Second{}
+	byCell := map[string][]datasets.Interval{}
 	for _, s := range t.series {
 		byCell[s.CellID] = append(byCell[s.CellID], s)
 	}
@@ -846,15 +846,16 @@ func ramp(d *doc, t *tables, b *Batch) {
 		inWindowSeen := false
 		s := series{name: v.Label, color: v.Color}
 		for _, sec := range secs {
-			s.pts = append(s.pts, xy{float64(sec.Second), float64(sec.Requests)})
+			at, rps := float64(sec.StartUS)/1e6, intervalRPS(sec)
+			s.pts = append(s.pts, xy{at, rps})
 			if sec.InWindow {
 				if !inWindowSeen && math.IsNaN(ch.vline) {
-					ch.vline = float64(sec.Second)
+					ch.vline = at
 				}
 				inWindowSeen = true
-				steady = append(steady, float64(sec.Requests))
+				steady = append(steady, rps)
 			} else if !inWindowSeen {
-				head = append(head, float64(sec.Requests))
+				head = append(head, rps)
 			}
 		}
 		ch.series = append(ch.series, s)
@@ -870,7 +871,7 @@ func ramp(d *doc, t *tables, b *Batch) {
 		if first.Status == pipeline.StatusUnfair {
 			lb += " UNFAIR"
 		}
-		rows = append(rows, []string{lb, first.CellName, fmt.Sprintf("%d s", len(head)), fmtRPS(hm), fmtRPS(sm), ratio})
+		rows = append(rows, []string{lb, first.CellName, fmt.Sprintf("%.1f s", float64(secs[len(head)].StartUS)/1e6), fmtRPS(hm), fmtRPS(sm), ratio})
 	}
 	if len(ch.series) == 0 {
 		return
@@ -881,6 +882,14 @@ func ramp(d *doc, t *tables, b *Batch) {
 	if len(rows) > 0 {
 		d.table(b.preconditions(), []string{"variant", "cell", "first", "first rps", "steady rps", "steady / first"}, rows)
 	}
+}
+
+// intervalRPS is an interval's throughput in requests per second.
+func intervalRPS(iv datasets.Interval) float64 {
+	if iv.DurationUS <= 0 {
+		return 0
+	}
+	return float64(iv.Requests) * 1e6 / float64(iv.DurationUS)
 }
 
 // msTick labels a power of ten of microseconds in milliseconds.

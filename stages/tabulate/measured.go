@@ -22,6 +22,9 @@ func measured(r *datasets.Cell, cp *pipeline.Checkpoint) (*hdrstat.Dist, *datase
 	if w := cp.Window; w != nil {
 		windowColumns(r, w)
 	}
+	if st := cp.Steady; st != nil {
+		steadyColumns(r, st)
+	}
 	var d *hdrstat.Dist
 	var hist *datasets.Histogram
 	var warns []string
@@ -53,9 +56,35 @@ func windowColumns(r *datasets.Cell, w *pipeline.Window) {
 	r.WarmupUS = ptr(w.Warmup.Microseconds())
 	r.MeasureUS = ptr(w.Measure.Microseconds())
 	r.DiscardHeadUS = ptr(w.DiscardHead.Microseconds())
+	if w.Interval > 0 {
+		r.LoadIntervalUS = ptr(w.Interval.Microseconds())
+	}
+	r.WarmupAuto, r.WarmupCapped = ptr(w.Auto), ptr(w.WarmupCapped)
 	r.LoadStart = timeOrNil(w.LoadStart)
 	r.KeptStart = timeOrNil(w.KeptStart)
 	r.KeptEnd = timeOrNil(w.KeptEnd)
+}
+
+// steadyColumns are the changepoint analysis and the measured noise.
+func steadyColumns(r *datasets.Cell, st *pipeline.Steady) {
+	if st.Error != "" {
+		r.SteadyError = ptr(st.Error)
+		return
+	}
+	t, p := st.Throughput, st.P99
+	r.SteadyClass, r.P99Class = ptr(t.Class), ptr(p.Class)
+	if st.StartUS >= 0 {
+		r.SteadyStartUS = ptr(st.StartUS)
+	}
+	r.Changepoints, r.P99Changepoints = ptr(int64(len(t.Changepoints))), ptr(int64(len(p.Changepoints)))
+	r.KeptChange, r.P99KeptChange = ptr(t.KeptChange), ptr(p.KeptChange)
+	r.KeptSteady, r.P99KeptSteady = ptr(t.KeptSteady), ptr(p.KeptSteady)
+	if st.Noise.RPS >= 0 {
+		r.NoiseRPS = ptr(st.Noise.RPS)
+	}
+	if st.Noise.P99 >= 0 {
+		r.NoiseP99 = ptr(st.Noise.P99)
+	}
 }
 
 // loadColumns are the load generator's figures: throughput, latency (from

@@ -18,7 +18,7 @@ type tables struct {
 	dir         string
 	meta        datasets.Meta
 	cells       *sink[datasets.Cell]
-	timeseries  *sink[datasets.Second]
+	timeseries  *sink[datasets.Interval]
 	histograms  *sink[datasets.Histogram]
 	spectrum    *sink[datasets.SpectrumPoint]
 	samples     *sink[datasets.Sample]

@@ -181,7 +181,7 @@ func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs,
 			return err
 		}
 	}
-	if err := tb.timeseries.send(ctx, seconds(c.ID, cp.Seconds)...); err != nil {
+	if err := tb.timeseries.send(ctx, intervals(c.ID, cp.Intervals, cp.Steady)...); err != nil {
 		return err
 	}
 	return tb.samples.send(ctx, samples(c.ID, cp.Samples)...)
@@ -289,19 +289,38 @@ func spectrum(id string, d *hdrstat.Dist) []datasets.SpectrumPoint {
 	return out
 }
 
-func seconds(id string, in []pipeline.Second) []datasets.Second {
-	out := make([]datasets.Second, len(in))
-	for i, s := range in {
-		out[i] = datasets.Second{
-			CellID: id, Second: int64(s.Second), InWindow: s.InWindow,
-			Requests: s.Requests, Errors: s.Errors,
-			RSSBytes: s.RSSBytes, CPUUS: micros(s.CPUSeconds),
+// intervals are the cell's timeseries rows, with the throughput segment
+// of each interval when the cell has a steady-state analysis.
+func intervals(id string, in []pipeline.Interval, st *pipeline.Steady) []datasets.Interval {
+	out := make([]datasets.Interval, len(in))
+	var cps []int
+	analysed := st != nil && st.Error == ""
+	if analysed {
+		cps = st.Throughput.Changepoints
+	}
+	for i, iv := range in {
+		out[i] = datasets.Interval{
+			CellID: id, Interval: int64(iv.Index), StartUS: iv.StartUS, DurationUS: iv.DurationUS,
+			InWindow: iv.InWindow, Requests: iv.Requests, Errors: iv.Errors,
 		}
-		if s.Requests > 0 {
-			out[i].P50US, out[i].P99US, out[i].MaxUS = ptr(s.P50US), ptr(s.P99US), ptr(s.MaxUS)
+		if analysed {
+			seg := int64(0)
+			for _, c := range cps {
+				if iv.Index >= c {
+					seg++
+				}
+			}
+			out[i].Segment = ptr(seg)
+		}
+		if iv.Requests > 0 {
+			out[i].P50US, out[i].P99US, out[i].MaxUS = ptr(iv.P50US), ptr(iv.P99US), ptr(iv.MaxUS)
+			out[i].Hist = nonEmpty(iv.Hist)
+		}
+		if iv.Sampled {
+			out[i].RSSBytes, out[i].CPUUS = ptr(iv.RSSBytes), ptr(micros(iv.CPUSeconds))
 		}
 	}
-	slices.SortStableFunc(out, func(a, b datasets.Second) int { return int(a.Second - b.Second) })
+	slices.SortStableFunc(out, func(a, b datasets.Interval) int { return int(a.Interval - b.Interval) })
 	return out
 }
 

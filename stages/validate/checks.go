@@ -347,16 +347,13 @@ func checkWindows(c *checker) {
 	if c.b.Sampling.Interval.D() <= 0 {
 		c.add(Error, "windows", c.pos("sampling", "interval"), "sampling.interval must be longer than 0")
 	}
+	checkSteadyWindows(c)
 	for _, t := range c.b.Targets {
 		if t.Windows != nil && *t.Windows != w {
 			c.add(Error, "windows", c.pos("targets", t.Name, "windows"), "target %s: windows differ from the batch's (%s vs %s); every target of a batch runs with the same windows",
-				t.Name, windowsText(*t.Windows), windowsText(w))
+				t.Name, *t.Windows, w)
 		}
 	}
-}
-
-func windowsText(w pipeline.Windows) string {
-	return fmt.Sprintf("service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s", w.ServiceWarmup, w.Warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
 }
 
 // checkWorkload: the workload has points; placeholders and axes agree.

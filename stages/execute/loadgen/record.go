@@ -43,12 +43,12 @@ func (k ErrorKind) String() string {
 }
 
 // tally is what one worker records over one interval. A worker owns its
-// tally outright while it records: no lock, no atomic, no allocation. Once
-// a second it hands the tally to the aggregator over a channel and takes a
-// fresh one, so the hand-off costs one channel operation per second per
-// worker, not per request.
+// tally outright while it records: no lock, no atomic, no allocation. At
+// the end of each interval it hands the tally to the aggregator over a
+// channel and takes a fresh one, so the hand-off costs one channel
+// operation per interval per worker, not per request.
 type tally struct {
-	second     int   // index of the interval since the start
+	index      int   // index of the interval since the start
 	duration   int64 // ns this interval covered (shorter for the last)
 	hist       *hdrhistogram.Histogram
 	requests   int64 // complete responses
@@ -101,7 +101,7 @@ func (t *tally) errors() int64 {
 	return n
 }
 
-// add merges o into t (not the second and duration).
+// add merges o into t (not the index and duration).
 func (t *tally) add(o *tally) {
 	t.hist.Merge(o.hist)
 	t.requests += o.requests
@@ -117,10 +117,13 @@ func (t *tally) add(o *tally) {
 	}
 }
 
-// Interval is what the load generator measured in one second of the run,
-// counted by completion time. The last interval of a run may be shorter.
+// Interval is what the load generator measured in one interval of the run
+// (Spec.Interval, 100 ms by default), counted by completion time. Interval
+// i covers [i*Spec.Interval, (i+1)*Spec.Interval) from the start of the
+// run; the last one may be shorter.
 type Interval struct {
-	Second    int     `json:"second"`
+	Index     int     `json:"index"`
+	StartS    float64 `json:"start_s"`
 	DurationS float64 `json:"duration_s"`
 	Requests  int64   `json:"requests"`
 	Errors    int64   `json:"errors"`
@@ -135,10 +138,11 @@ type Interval struct {
 	Hist string `json:"hist"`
 }
 
-func (t *tally) interval() Interval {
+func (t *tally) interval(step int64) Interval {
 	enc, _ := t.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	return Interval{
-		Second:    t.second,
+		Index:     t.index,
+		StartS:    time.Duration(int64(t.index) * step).Seconds(),
 		DurationS: time.Duration(t.duration).Seconds(),
 		Requests:  t.requests,
 		Errors:    t.errors(),
@@ -152,22 +156,24 @@ func (t *tally) interval() Interval {
 	}
 }
 
-// aggregator joins the workers' per-second tallies: it emits interval N once
-// every worker has handed in its tally for N, and folds each into the
+// aggregator joins the workers' per-interval tallies: it emits interval N
+// once every worker has handed in its tally for N, and folds each into the
 // whole-window tally.
 type aggregator struct {
 	workers int
+	step    int64 // the interval's length, ns
 	pending map[int]*tally
 	count   map[int]int
-	next    int // the next second to emit
+	next    int // the next interval to emit
 	whole   *tally
 	free    chan *tally
 	emit    func(Interval)
 }
 
-func newAggregator(workers int, free chan *tally, emit func(Interval)) *aggregator {
+func newAggregator(workers int, step int64, free chan *tally, emit func(Interval)) *aggregator {
 	return &aggregator{
 		workers: workers,
+		step:    step,
 		pending: map[int]*tally{},
 		count:   map[int]int{},
 		whole:   newTally(),
@@ -178,18 +184,18 @@ func newAggregator(workers int, free chan *tally, emit func(Interval)) *aggregat
 
 // take folds one worker's tally in and emits the intervals now complete.
 func (a *aggregator) take(t *tally) {
-	p := a.pending[t.second]
+	p := a.pending[t.index]
 	if p == nil {
 		p = newTally()
-		p.second = t.second
-		a.pending[t.second] = p
+		p.index = t.index
+		a.pending[t.index] = p
 	}
 	p.add(t)
 	if t.duration > p.duration {
 		p.duration = t.duration
 	}
 	a.whole.add(t)
-	a.count[t.second]++
+	a.count[t.index]++
 	t.clear()
 	select {
 	case a.free <- t:
@@ -200,7 +206,7 @@ func (a *aggregator) take(t *tally) {
 		delete(a.pending, a.next)
 		delete(a.count, a.next)
 		if a.emit != nil {
-			a.emit(p.interval())
+			a.emit(p.interval(a.step))
 		}
 		a.next++
 	}
@@ -212,7 +218,7 @@ func (a *aggregator) flush() {
 		if p, ok := a.pending[a.next]; ok {
 			delete(a.pending, a.next)
 			if a.emit != nil {
-				a.emit(p.interval())
+				a.emit(p.interval(a.step))
 			}
 		}
 		a.next++

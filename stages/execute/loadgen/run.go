@@ -13,8 +13,8 @@ import (
 )
 
 // Run performs the load described by spec in this process and returns what
-// it measured. onInterval, if not nil, is called once per elapsed second
-// (and once for a last, shorter interval) from Run's goroutine. Cancelling
+// it measured. onInterval, if not nil, is called once per elapsed
+// interval (Spec.Interval; and once for a last, shorter one) from Run's goroutine. Cancelling
 // ctx stops the run early; the result then covers what was measured up to
 // the stop. Run does not pin the process; see [Pin].
 func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, error) {
@@ -50,9 +50,10 @@ type runner struct {
 	rate  float64 // requests per second; 0 for a closed loop
 	sched Schedule
 	dur   int64 // ns
+	step  int64 // the reporting interval, ns
 	stop  atomic.Bool
 
-	out   chan *tally // per-second tallies; never full: a worker cannot block on it
+	out   chan *tally // per-interval tallies; never full: a worker cannot block on it
 	final chan *tally // each worker's last tally
 	free  chan *tally // cleared tallies for the workers to reuse
 
@@ -83,8 +84,9 @@ func newRunner(spec Spec) (*runner, error) {
 	r.rate = r.s.EffectiveRate()
 	r.sched = Schedule{Connections: int64(r.s.Connections), Rate: r.rate}
 	r.dur = int64(time.Duration(r.s.Duration))
-	seconds := int(r.dur/int64(time.Second)) + 2
-	r.out = make(chan *tally, r.nw*seconds+r.nw)
+	r.step = int64(time.Duration(r.s.Interval))
+	intervals := int(r.dur/r.step) + 2
+	r.out = make(chan *tally, r.nw*intervals+r.nw)
 	r.final = make(chan *tally, r.nw)
 	r.free = make(chan *tally, r.nw*2)
 	return r, nil
@@ -102,7 +104,7 @@ func (r *runner) makeWorkers() error {
 			}
 			return fmt.Errorf("load generator: epoll: %w", err)
 		}
-		w.end, w.timeout = r.dur, int64(time.Duration(r.s.Timeout))
+		w.end, w.timeout, w.step = r.dur, int64(time.Duration(r.s.Timeout)), r.step
 		w.open, w.sched, w.stop = r.rate > 0, r.sched, &r.stop
 		w.out, w.free = r.out, r.free
 		w.quota = quotaShare(r.s.MaxRequests, r.nw, i)
@@ -136,7 +138,7 @@ func (r *runner) prepare(onInterval func(Interval)) {
 	for range cap(r.free) {
 		r.free <- newTally()
 	}
-	r.agg = newAggregator(r.nw, r.free, onInterval)
+	r.agg = newAggregator(r.nw, r.step, r.free, onInterval)
 }
 
 // start starts the clock and the workers' event loops.

@@ -95,8 +95,8 @@ func TestStallOpenLoop(t *testing.T) {
 	if res.LateSends < int64(0.2*rate*S.Seconds()) {
 		t.Errorf("%d late sends, want most of the %.0f slots in the stall", res.LateSends, rate*S.Seconds())
 	}
-	if len(intervals) != int(D/time.Second) {
-		t.Errorf("%d intervals, want %d", len(intervals), int(D/time.Second))
+	if len(intervals) != int(D/DefaultInterval) {
+		t.Errorf("%d intervals, want %d", len(intervals), int(D/DefaultInterval))
 	}
 }
 
@@ -287,7 +287,7 @@ func TestProtocolRoundTrip(t *testing.T) {
 		fromGen.Close()
 	}()
 	var ivs []Interval
-	res, err := Drive(context.Background(), toDriver, fromDriver, Spec{URL: srv.URL + "/", Connections: 2, Duration: Duration(2100 * time.Millisecond)},
+	res, err := Drive(context.Background(), toDriver, fromDriver, Spec{URL: srv.URL + "/", Connections: 2, Duration: Duration(2100 * time.Millisecond), Interval: Duration(time.Second)},
 		func(iv Interval) { ivs = append(ivs, iv) })
 	fromDriver.Close()
 	if err != nil {
@@ -296,7 +296,7 @@ func TestProtocolRoundTrip(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if len(ivs) != 3 || ivs[0].Second != 0 || ivs[2].DurationS > 0.2 {
+	if len(ivs) != 3 || ivs[0].Index != 0 || ivs[1].StartS != 1 || ivs[2].DurationS > 0.2 {
 		t.Errorf("intervals: %+v", ivs)
 	}
 	var sum int64
@@ -305,7 +305,7 @@ func TestProtocolRoundTrip(t *testing.T) {
 		sum += iv.Requests
 		h, err := hdrhistogram.Decode([]byte(iv.Hist))
 		if err != nil {
-			t.Fatalf("interval %d histogram: %v", iv.Second, err)
+			t.Fatalf("interval %d histogram: %v", iv.Index, err)
 		}
 		merged.Merge(h)
 	}

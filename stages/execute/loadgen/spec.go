@@ -22,6 +22,13 @@ const (
 	// DefaultVariants is how many pre-rendered variants of the request a
 	// template with {vary} gets.
 	DefaultVariants = 256
+	// DefaultInterval is how often a run reports what it measured: fine
+	// enough to see a warm-up of a second or two, coarse enough for a
+	// percentile of a few hundred requests.
+	DefaultInterval = 100 * time.Millisecond
+	// MinInterval and MaxInterval bound Spec.Interval.
+	MinInterval = 10 * time.Millisecond
+	MaxInterval = 10 * time.Second
 	// LateThreshold: an open-loop send more than this after its intended
 	// time counts as a late send.
 	LateThreshold = time.Millisecond
@@ -101,6 +108,9 @@ type Spec struct {
 	// are ignored when Rate is set.
 	RateFraction float64 `json:"rate_fraction,omitempty"`
 	PeakRPS      float64 `json:"peak_rps,omitempty"`
+	// Interval is how often the load generator reports what it measured
+	// (an [Interval]); 0 means DefaultInterval.
+	Interval Duration `json:"interval,omitempty"`
 	// Timeout bounds each request; 0 means 10s.
 	Timeout Duration `json:"timeout,omitempty"`
 	// Payload is substituted for {payload} as a number, and for
@@ -168,6 +178,9 @@ func (s *Spec) withDefaults() Spec {
 	if c.Variants == 0 {
 		c.Variants = DefaultVariants
 	}
+	if c.Interval == 0 {
+		c.Interval = Duration(DefaultInterval)
+	}
 	return c
 }
 
@@ -201,6 +214,9 @@ func (s *Spec) Validate() error {
 	}
 	if r := s.EffectiveRate(); r > 10_000_000 {
 		bad("rate %.0f/s is beyond any loopback target", r)
+	}
+	if i := time.Duration(s.Interval); i != 0 && (i < MinInterval || i > MaxInterval) {
+		bad("interval %s: want %s..%s", i, MinInterval, MaxInterval)
 	}
 	if t := time.Duration(s.Timeout); t < 0 || t > MaxDuration {
 		bad("timeout %s: want 0..%s", t, MaxDuration)

@@ -13,7 +13,7 @@ import (
 )
 
 // ProtocolVersion is the version of the driver protocol in PROTOCOL.md.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // maxLine bounds one protocol line (a result with its histogram is tens of
 // kilobytes; this leaves room).

@@ -71,14 +71,15 @@ type worker struct {
 	quota   int64 // sends left; <0 means unbounded
 	stop    *atomic.Bool
 
-	cur        *tally
-	nextSecond int64
-	nextScan   int64
-	out        chan<- *tally
-	free       chan *tally
-	due        dueHeap
-	ts         unix.Timespec
-	pwait2     bool
+	cur      *tally
+	nextRoll int64 // when the current interval ends
+	step     int64 // the interval's length, ns
+	nextScan int64
+	out      chan<- *tally
+	free     chan *tally
+	due      dueHeap
+	ts       unix.Timespec
+	pwait2   bool
 
 	outstanding int64
 	exitAt      int64
@@ -127,7 +128,7 @@ func (w *worker) run(final chan<- *tally) {
 	// threads when it comes back from epoll, which saves wake-ups.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	w.nextSecond = int64(time.Second)
+	w.nextRoll = w.step
 	now := w.now()
 	for _, c := range w.conns {
 		w.connect(c, now)
@@ -137,7 +138,7 @@ func (w *worker) run(final chan<- *tally) {
 		if now >= w.end || w.stop.Load() || (w.quota == 0 && w.outstanding == 0) {
 			break
 		}
-		if now >= w.nextSecond {
+		if now >= w.nextRoll {
 			w.roll(now)
 		}
 		if now >= w.nextScan {
@@ -147,7 +148,7 @@ func (w *worker) run(final chan<- *tally) {
 		if w.open {
 			w.sendDue(now)
 		}
-		wake := min(w.nextSecond, w.nextScan, w.end)
+		wake := min(w.nextRoll, w.nextScan, w.end)
 		if w.open && len(w.due) > 0 && w.due[0].dueAt < wake {
 			wake = w.due[0].dueAt
 		}
@@ -179,7 +180,7 @@ func (w *worker) run(final chan<- *tally) {
 		}
 	}
 	unix.Close(w.ep)
-	w.cur.duration = w.exitAt - int64(w.cur.second)*int64(time.Second)
+	w.cur.duration = w.exitAt - int64(w.cur.index)*w.step
 	final <- w.cur
 }
 
@@ -203,19 +204,19 @@ func (w *worker) wait(timeout int64) (int, error) {
 	return unix.EpollWait(w.ep, w.events, ms)
 }
 
-// roll hands the finished seconds' tallies to the aggregator.
+// roll hands the finished intervals' tallies to the aggregator.
 func (w *worker) roll(now int64) {
-	for now >= w.nextSecond {
-		w.cur.duration = int64(time.Second)
-		next := w.cur.second + 1
+	for now >= w.nextRoll {
+		w.cur.duration = w.step
+		next := w.cur.index + 1
 		w.out <- w.cur
 		select {
 		case w.cur = <-w.free:
 		default:
 			w.cur = newTally()
 		}
-		w.cur.second = next
-		w.nextSecond += int64(time.Second)
+		w.cur.index = next
+		w.nextRoll += w.step
 	}
 }
 

@@ -161,6 +161,29 @@ func TestFaultHeaderPad(t *testing.T) {
 	}
 }
 
+// TestFaultWarmup: a request right after start costs close to WarmupCost
+// more CPU than one after the warm-up, and the answer is the fair one.
+func TestFaultWarmup(t *testing.T) {
+	faulty := NewHandler(Config{WorkFactor: 1, Faults: Faults{Warmup: 300 * time.Millisecond}})
+	fair := NewHandler(Config{WorkFactor: 1})
+	took := func(h http.Handler) (time.Duration, string) {
+		start := time.Now()
+		r := do(t, h, "GET", "/api/strings/abc", "")
+		return time.Since(start), r.Body.String()
+	}
+	early, body := took(faulty)
+	if _, want := took(fair); body != want {
+		t.Errorf("warm-up changed the answer: %s vs %s", body, want)
+	}
+	if early < WarmupCost/2 {
+		t.Errorf("a request at the start took %s, want about %s more than a fair one", early, WarmupCost)
+	}
+	time.Sleep(350 * time.Millisecond)
+	if late, _ := took(faulty); late > WarmupCost/2 {
+		t.Errorf("a request after the warm-up took %s, want no extra cost", late)
+	}
+}
+
 // TestFaultClose: a raw client on one connection. With Close the first
 // response carries Connection: close and the server then closes the
 // connection, so the second request gets EOF (or a reset); the fair server

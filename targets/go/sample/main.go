@@ -46,6 +46,13 @@ func envInt(name string, def int) int {
 	return def
 }
 
+func envDuration(name string) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
+	return 0
+}
+
 func envBool(name string, def bool) bool {
 	if v, err := strconv.ParseBool(os.Getenv(name)); err == nil {
 		return v
@@ -65,6 +72,7 @@ type options struct {
 	static    bool
 	closeConn bool
 	headerPad int
+	warmup    time.Duration
 	affinity  string
 	pinTo     []int // affinity, parsed
 }
@@ -79,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("fault affinity: %w", err)
 		}
 	}
-	cfg := Config{WorkFactor: o.work, Faults: Faults{LogPad: o.logPad, Static: o.static, Close: o.closeConn, HeaderPad: o.headerPad}}
+	cfg := Config{WorkFactor: o.work, Faults: Faults{LogPad: o.logPad, Static: o.static, Close: o.closeConn, HeaderPad: o.headerPad, Warmup: o.warmup}}
 	var lf *logFile
 	if o.logPath != "" {
 		if lf, err = openLogFile(o.logPath); err != nil {
@@ -118,6 +126,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.static, "fault-static", envBool("FAULT_STATIC", false), "FAULT: /api/strings and /api/generated repeat their first answer whatever the input [$FAULT_STATIC]")
 	fs.BoolVar(&o.closeConn, "fault-close", envBool("FAULT_CLOSE", false), "FAULT: send Connection: close and close the connection after every response [$FAULT_CLOSE]")
 	fs.IntVar(&o.headerPad, "fault-header-pad", envInt("FAULT_HEADER_PAD", 0), "FAULT: add an X-Pad header of N bytes to every response [$FAULT_HEADER_PAD]")
+	fs.DurationVar(&o.warmup, "fault-warmup", envDuration("FAULT_WARMUP"), "FAULT: for this long after start every request costs extra CPU, 1ms falling linearly to 0: a JIT-like warm-up [$FAULT_WARMUP]")
 	fs.StringVar(&o.affinity, "fault-affinity", os.Getenv("FAULT_AFFINITY"), "FAULT: at start-up re-pin every thread to this CPU list, e.g. 0-1 [$FAULT_AFFINITY]")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -139,6 +148,9 @@ func (o *options) check() error {
 	}
 	if o.headerPad < 0 || o.headerPad > MaxLogPad {
 		return fmt.Errorf("fault header pad %d: want 0..%d", o.headerPad, MaxLogPad)
+	}
+	if o.warmup < 0 || o.warmup > time.Hour {
+		return fmt.Errorf("fault warm-up %s: want 0..1h", o.warmup)
 	}
 	if o.affinity != "" {
 		cpus, err := cpuset.Parse(o.affinity)

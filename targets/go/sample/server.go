@@ -67,7 +67,17 @@ type Faults struct {
 	// more bytes on the wire for the same answer (one framework's extra
 	// headers). Trips check response_bytes.
 	HeaderPad int
+	// Warmup makes the server slow for this long after NewHandler, like a
+	// JIT compiling its hot paths: every request first spins on the CPU
+	// for WarmupCost at the start, falling linearly to nothing at Warmup.
+	// A measure window inside that time sees throughput climb. Trips
+	// check steady_state.
+	Warmup time.Duration
 }
+
+// WarmupCost is the extra CPU time per request at the start of the Warmup
+// fault.
+const WarmupCost = time.Millisecond
 
 // NewHandler returns the service's handler.
 func NewHandler(cfg Config) http.Handler {
@@ -93,6 +103,9 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.Faults.HeaderPad > 0 {
 		h = headerPadHandler{next: h, pad: strings.Repeat("x", cfg.Faults.HeaderPad)}
 	}
+	if cfg.Faults.Warmup > 0 {
+		h = warmupHandler{next: h, start: time.Now(), d: cfg.Faults.Warmup}
+	}
 	if cfg.AccessLog == nil {
 		return h
 	}
@@ -112,6 +125,30 @@ type closeHandler struct{ next http.Handler }
 func (c closeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
 	c.next.ServeHTTP(w, r)
+}
+
+// warmupHandler is the Warmup fault.
+type warmupHandler struct {
+	next  http.Handler
+	start time.Time
+	d     time.Duration
+}
+
+func (wh warmupHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if left := wh.d - time.Since(wh.start); left > 0 {
+		spin(time.Duration(float64(WarmupCost) * float64(left) / float64(wh.d)))
+	}
+	wh.next.ServeHTTP(w, r)
+}
+
+// spin keeps the CPU busy for d.
+func spin(d time.Duration) {
+	end := time.Now().Add(d)
+	for x := uint64(1); time.Now().Before(end); x = x*6364136223846793005 + 1 {
+		for range 64 {
+			x ^= x >> 7
+		}
+	}
 }
 
 // headerPadHandler is the HeaderPad fault.

@@ -1,0 +1,120 @@
+package fairness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"yardstick/pipeline"
+	"yardstick/stats"
+)
+
+// steadyState: the cell's kept window lies in a steady state of its
+// throughput and of its p99 (see package stats/steady): no changepoint
+// inside it, no drift beyond the band, in the final steady segment. A cell
+// whose analysis could not run fails too: nothing says it was steady.
+func (bc *batchCheck) steadyState(ci cellInfo) {
+	st := ci.cp.Steady
+	switch {
+	case st == nil:
+		bc.cellRow(ci, "steady_state", false, nil, nil, nil, "", "no steady-state analysis in the checkpoint (made by an older yardstick?)")
+		return
+	case st.Error != "":
+		bc.cellRow(ci, "steady_state", false, nil, nil, nil, "", st.Error)
+		return
+	}
+	var why []string
+	for _, s := range []struct {
+		name string
+		ss   pipeline.SeriesSteady
+	}{{"throughput", st.Throughput}, {"p99", st.P99}} {
+		if !s.ss.KeptSteady {
+			why = append(why, seriesWhy(s.name, s.ss, ci.cp))
+		}
+	}
+	t := st.Throughput
+	measured := math.Abs(t.KeptChange)
+	detail := fmt.Sprintf("throughput %s, p99 %s; steady from %s; kept window drift %+.1f%% (band ±%.1f%%)",
+		t.Class, st.P99.Class, steadyFrom(st), 100*t.KeptChange, 100*t.KeptBand)
+	if ci.cp.Window != nil && ci.cp.Window.WarmupCapped {
+		why = append([]string{fmt.Sprintf("the adaptive warm-up reached its cap (%s) without a steady state", ci.cp.Window.WarmupMax)}, why...)
+	}
+	if len(why) > 0 {
+		detail = "NOT STEADY: " + strings.Join(why, "; ") + " — " + detail
+	}
+	bc.cellRow(ci, "steady_state", len(why) == 0, num(t.KeptBand), num(measured), nil, "relative drift", detail)
+}
+
+// seriesWhy says in words why a series' kept window is not steady.
+func seriesWhy(name string, s pipeline.SeriesSteady, cp *pipeline.Checkpoint) string {
+	var parts []string
+	if s.KeptChangepoint {
+		var in []string
+		for _, c := range s.Changepoints {
+			if c < len(cp.Intervals) && cp.Intervals[c].InWindow {
+				in = append(in, fmt.Sprintf("%.1f s", float64(cp.Intervals[c].StartUS)/1e6))
+			}
+		}
+		if len(in) == 0 {
+			in = []string{"intervals " + strings.Trim(fmt.Sprint(s.Changepoints), "[]")}
+		}
+		parts = append(parts, "changepoint inside the kept window at "+strings.Join(in, ", "))
+	}
+	if math.Abs(s.KeptChange) > s.KeptBand {
+		parts = append(parts, fmt.Sprintf("drifts %+.1f%% across the kept window (band ±%.1f%%)", 100*s.KeptChange, 100*s.KeptBand))
+	}
+	if s.SteadyStart < 0 {
+		parts = append(parts, "never steady ("+s.Class+")")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "the kept window starts before the steady segment")
+	}
+	return name + " " + strings.Join(parts, ", ")
+}
+
+// steadyFrom is when the cell's load became steady, in words.
+func steadyFrom(st *pipeline.Steady) string {
+	if st.StartUS < 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%.1f s", float64(st.StartUS)/1e6)
+}
+
+// noise: the batch's declared noise band is at least the noise its cells
+// measured (the median over the cells of the kept window's bootstrap
+// half-width), for throughput and for p99. A band below it calls noise a
+// difference.
+func (bc *batchCheck) noise() {
+	for _, m := range []struct {
+		name string
+		get  func(pipeline.Noise) float64
+	}{{"throughput", func(n pipeline.Noise) float64 { return n.RPS }}, {"p99", func(n pipeline.Noise) float64 { return n.P99 }}} {
+		var vals []float64
+		var worst string
+		worstV := -1.0
+		for _, ci := range bc.cells {
+			st := ci.cp.Steady
+			if st == nil || st.Error != "" || m.get(st.Noise) < 0 {
+				continue
+			}
+			v := m.get(st.Noise)
+			vals = append(vals, v)
+			if v > worstV {
+				worstV, worst = v, ci.cell.Name
+			}
+		}
+		band := bc.b.Fairness.Noise
+		if len(vals) == 0 {
+			bc.add(pipeline.FairnessRow{Check: "noise", Scope: "batch", Expected: num(band), Unit: str("relative half-width"), Pass: false,
+				Detail: str(m.name + ": no cell has a measured noise (kept windows too short to resample): the declared band is untested")})
+			continue
+		}
+		slices.Sort(vals)
+		med := stats.Median(vals)
+		bc.add(pipeline.FairnessRow{Check: "noise", Scope: "batch", Expected: num(band), Measured: num(med), Unit: str("relative half-width"),
+			Pass: band >= med,
+			Detail: str(fmt.Sprintf("%s: declared noise band ±%.1f%%, measured ±%.1f%% (median of %d cells; noisiest %s ±%.1f%%)",
+				m.name, 100*band, 100*med, len(vals), worst, 100*worstV))})
+	}
+}

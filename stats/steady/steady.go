@@ -1,0 +1,319 @@
+// Package steady tells whether a cell's load reached a steady state before
+// its kept window, and how noisy the kept window's figures are, from the
+// load generator's per-interval series (100 ms intervals by default).
+//
+// # Steady state
+//
+// [Analyze] classifies two series of a cell with [changepoint.Classify]
+// (PELT with twice Schwarz's penalty, then neighbouring segments at the
+// same level merged): throughput (requests per second of each interval)
+// and p99 (the p99 of each interval; an interval without a completed
+// request counts as a stall as long as the interval). The classes are
+// Barrett et al.'s: flat, warm-up, slowdown, no steady state. Two levels
+// within the batch's declared noise band of each other are the same
+// level. The last interval of a load is left out when it is shorter than
+// half an interval: its rate is noise.
+//
+// The kept window is steady in a series when it lies in the series'
+// final steady segment, no changepoint falls inside it, and its drift
+// (the mean of its last third against the mean of its first third) is
+// within the band: the batch's noise band or three standard errors of
+// the series' own noise, whichever is larger. The steady_state fairness
+// check fails a cell whose kept window is not steady in either series.
+//
+// # Noise
+//
+// A kept window's figures are estimates, and the window's own intervals
+// tell how good: [Analyze] resamples the window by a moving block
+// bootstrap (Künsch, "The jackknife and the bootstrap for general
+// stationary observations", Annals of Statistics 17(3), 1989): blocks of
+// consecutive intervals, drawn with replacement, keep the correlation
+// from one interval to the next (a collector's rhythm, a neighbour's
+// burst) that resampling single intervals would hide. Each replicate's
+// throughput is its requests over its duration and its p99 is that of its
+// intervals' histograms merged. The noise of a figure is the relative
+// half-width of the replicates' central 95% (0.05: ±5%). Blocks are
+// max(5, ⌈n^⅓⌉) intervals long (n intervals in the window), a common
+// choice for the mean of a weakly dependent series; the replicates are
+// drawn from a seed, so a cell's noise is reproducible.
+//
+// # Adaptive warm-up
+//
+// A [Detector] watches the throughput series while the load runs and says
+// when it has been steady for a declared number of intervals: the series
+// so far classifies as flat or warm-up with a final segment at least that
+// long, and the last that-many intervals do not drift beyond the band.
+package steady
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"yardstick/pipeline"
+	"yardstick/stats/changepoint"
+	"yardstick/stats/hdrstat"
+)
+
+// Bootstrap settings.
+const (
+	// Replicates is the number of bootstrap replicates per cell.
+	Replicates = 400
+	// MinBlock is the shortest bootstrap block, in intervals.
+	MinBlock = 5
+)
+
+// An Input is one cell's load series and its kept window.
+type Input struct {
+	// Intervals are the cell's load intervals, in order, warm-up included.
+	Intervals []pipeline.Interval
+	// KeptFrom and KeptTo bound the kept window: Intervals[KeptFrom:KeptTo].
+	KeptFrom, KeptTo int
+	// Band is the batch's declared noise band (0.07 for 7%).
+	Band float64
+	// Seed seeds the bootstrap.
+	Seed uint64
+}
+
+// Analyze classifies the cell's throughput and p99 series, places its kept
+// window in them and measures the window's noise. It returns an error when
+// the series or the window are too short to analyse (fewer than 10
+// intervals, a window of fewer than 3).
+func Analyze(in Input) (pipeline.Steady, error) {
+	ivs := usable(in.Intervals)
+	to := min(in.KeptTo, len(ivs))
+	if len(ivs) < 2*changepoint.DefaultMinSize {
+		return pipeline.Steady{}, fmt.Errorf("steady state: %d intervals, need at least %d", len(ivs), 2*changepoint.DefaultMinSize)
+	}
+	if in.KeptFrom < 0 || to-in.KeptFrom < 3 {
+		return pipeline.Steady{}, fmt.Errorf("steady state: kept window [%d,%d) of %d intervals, need at least 3", in.KeptFrom, to, len(ivs))
+	}
+	rps, p99 := Series(ivs)
+	var out pipeline.Steady
+	var err error
+	if out.Throughput, err = series(rps, changepoint.HigherIsBetter, in.KeptFrom, to, in.Band); err != nil {
+		return out, fmt.Errorf("steady state of throughput: %w", err)
+	}
+	if out.P99, err = series(p99, changepoint.LowerIsBetter, in.KeptFrom, to, in.Band); err != nil {
+		return out, fmt.Errorf("steady state of p99: %w", err)
+	}
+	out.StartUS = -1
+	if a, b := out.Throughput.SteadyStart, out.P99.SteadyStart; a >= 0 && b >= 0 {
+		out.StartUS = ivs[max(a, b)].StartUS
+	}
+	out.Noise, err = noise(ivs[in.KeptFrom:to], in.Seed)
+	return out, err
+}
+
+// usable drops a last interval shorter than half the others.
+func usable(ivs []pipeline.Interval) []pipeline.Interval {
+	if n := len(ivs); n >= 2 && ivs[n-1].DurationUS*2 < ivs[0].DurationUS {
+		return ivs[:n-1]
+	}
+	return ivs
+}
+
+// Series returns the throughput (requests per second) and p99 (us) series
+// of ivs; an interval without a completed request has the interval's
+// length as its p99.
+func Series(ivs []pipeline.Interval) (rps, p99 []float64) {
+	rps = make([]float64, len(ivs))
+	p99 = make([]float64, len(ivs))
+	for i, iv := range ivs {
+		rps[i] = iv.RPS()
+		p99[i] = float64(iv.P99US)
+		if iv.Requests == 0 {
+			p99[i] = float64(iv.DurationUS)
+		}
+	}
+	return rps, p99
+}
+
+// MaxPoints is the longest series classified as it is: a longer one (a
+// load of more than five minutes at 100 ms) is classified in groups of
+// consecutive intervals, each the mean of its group, so that the search
+// stays fast; its changepoints are then multiples of the group's length.
+const MaxPoints = 3000
+
+// series classifies x and places the window x[from:to] in it.
+func series(x []float64, dir changepoint.Direction, from, to int, band float64) (pipeline.SeriesSteady, error) {
+	k := (len(x) + MaxPoints - 1) / MaxPoints
+	x, from, to = coarsen(x, k), from/k, (to+k-1)/k
+	relTol := max(band, changepoint.DefaultRelTol)
+	r, err := changepoint.Classify(x, changepoint.Options{Direction: dir, RelTol: relTol})
+	if err != nil {
+		return pipeline.SeriesSteady{}, err
+	}
+	w, err := r.Window(x, from, to)
+	if err != nil {
+		return pipeline.SeriesSteady{}, err
+	}
+	s := pipeline.SeriesSteady{
+		Class: r.Class, Changepoints: []int{}, SteadyStart: r.SteadyStart,
+		KeptChange: finite(w.Change), KeptBand: w.Band,
+	}
+	for _, c := range r.Changepoints {
+		s.Changepoints = append(s.Changepoints, c*k)
+		if from < c && c < to {
+			s.KeptChangepoint = true
+		}
+	}
+	if s.SteadyStart > 0 {
+		s.SteadyStart *= k
+	}
+	s.KeptSteady = w.Steady && w.InSteadyState && !s.KeptChangepoint
+	return s, nil
+}
+
+// coarsen replaces each group of k points of x by their mean.
+func coarsen(x []float64, k int) []float64 {
+	if k <= 1 {
+		return x
+	}
+	out := make([]float64, 0, (len(x)+k-1)/k)
+	for i := 0; i < len(x); i += k {
+		g := x[i:min(i+k, len(x))]
+		var sum float64
+		for _, v := range g {
+			sum += v
+		}
+		out = append(out, sum/float64(len(g)))
+	}
+	return out
+}
+
+// finite clamps an infinite change (a zero mean) to ±1000%.
+func finite(v float64) float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return math.Copysign(10, v)
+	}
+	return v
+}
+
+// noise is the moving block bootstrap of the window's throughput and p99.
+func noise(win []pipeline.Interval, seed uint64) (pipeline.Noise, error) {
+	n := len(win)
+	block := max(MinBlock, int(math.Ceil(math.Cbrt(float64(n)))))
+	out := pipeline.Noise{RPS: -1, P99: -1, Block: block, Replicates: Replicates}
+	if n < 2*block {
+		return out, nil // too short to resample blocks of it
+	}
+	b, err := newBuckets(win)
+	if err != nil {
+		return out, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	var rs, ps []float64
+	pick := make([]int, 0, n)
+	for range Replicates {
+		pick = pick[:0]
+		for len(pick) < n {
+			s := rng.IntN(n - block + 1)
+			for i := s; i < s+block && len(pick) < n; i++ {
+				pick = append(pick, i)
+			}
+		}
+		var req, dur int64
+		for _, i := range pick {
+			req += win[i].Requests
+			dur += win[i].DurationUS
+		}
+		if dur > 0 {
+			rs = append(rs, float64(req)*1e6/float64(dur))
+		}
+		if p, ok := b.percentile(pick, 99); ok {
+			ps = append(ps, float64(p))
+		}
+	}
+	out.RPS, out.P99 = halfWidth(rs), halfWidth(ps)
+	return out, nil
+}
+
+// buckets are the window's intervals' histograms as counts over the
+// union of their non-empty buckets, so that a replicate's merged
+// histogram is a sum of short arrays.
+type buckets struct {
+	to     []int64   // the union's buckets' highest equivalent values, ascending
+	counts [][]int64 // per interval: (bucket index, count) pairs, flattened
+	sum    []int64   // scratch: a replicate's counts per bucket
+}
+
+// newBuckets decodes each interval's histogram.
+func newBuckets(win []pipeline.Interval) (*buckets, error) {
+	bars := make([][]hdrhistogram.Bar, len(win))
+	seen := map[int64]bool{}
+	for i, iv := range win {
+		if iv.Hist == "" {
+			if iv.Requests > 0 {
+				return nil, fmt.Errorf("interval %d: %d requests and no histogram", iv.Index, iv.Requests)
+			}
+			continue
+		}
+		h, err := hdrstat.Decode(iv.Hist)
+		if err != nil {
+			return nil, fmt.Errorf("interval %d: %w", iv.Index, err)
+		}
+		for _, b := range h.Distribution() {
+			if b.Count > 0 {
+				bars[i] = append(bars[i], b)
+				seen[b.To] = true
+			}
+		}
+	}
+	b := &buckets{counts: make([][]int64, len(win))}
+	for v := range seen {
+		b.to = append(b.to, v)
+	}
+	slices.Sort(b.to)
+	for i, bs := range bars {
+		for _, bar := range bs {
+			k, _ := slices.BinarySearch(b.to, bar.To)
+			b.counts[i] = append(b.counts[i], int64(k), bar.Count)
+		}
+	}
+	b.sum = make([]int64, len(b.to))
+	return b, nil
+}
+
+// percentile is percentile p of the intervals in pick merged, by
+// hdrstat's convention; false when they hold no value.
+func (b *buckets) percentile(pick []int, p float64) (int64, bool) {
+	clear(b.sum)
+	var total int64
+	for _, i := range pick {
+		c := b.counts[i]
+		for j := 0; j < len(c); j += 2 {
+			b.sum[c[j]] += c[j+1]
+			total += c[j+1]
+		}
+	}
+	if total == 0 {
+		return 0, false
+	}
+	rank := hdrstat.Rank(p, total)
+	var cum int64
+	for k, n := range b.sum {
+		if cum += n; cum >= rank {
+			return b.to[k], true
+		}
+	}
+	return b.to[len(b.to)-1], true
+}
+
+// halfWidth is half the central 95% of xs relative to their median; -1
+// for too few replicates or a zero median.
+func halfWidth(xs []float64) float64 {
+	if len(xs) < Replicates/2 {
+		return -1
+	}
+	slices.Sort(xs)
+	q := func(p float64) float64 { return xs[int(math.Round(p*float64(len(xs)-1)))] }
+	m := q(0.5)
+	if m == 0 {
+		return -1
+	}
+	return (q(0.975) - q(0.025)) / 2 / m
+}
