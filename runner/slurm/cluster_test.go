@@ -223,7 +223,11 @@ func checkLikeRun(t *testing.T, rd *pipeline.RunDir, hash string, ids []string) 
 		if c.Status != pipeline.StatusOK {
 			// unfair is a measured verdict of a busy machine, not a
 			// scheduling fault; it is logged, and the cell did run.
-			t.Logf("cell %s: %s (%v)", c.CellName, c.Status, c.UnfairChecks)
+			checks := ""
+			if c.UnfairChecks != nil {
+				checks = *c.UnfairChecks
+			}
+			t.Logf("cell %s: %s (%s)", c.CellName, c.Status, checks)
 		}
 		if c.Status != pipeline.StatusOK && c.Status != pipeline.StatusUnfair {
 			t.Errorf("cells.parquet: cell %s is %s", c.CellName, c.Status)
