@@ -9,7 +9,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test pyenv test demo bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test pyenv test demo bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -38,6 +38,15 @@ frameworks: $(FRAMEWORKS)
 # test (in .ci/run), not inside its 10 minutes.
 frameworks-test: deps frameworks
 	$(GO) test -tags frameworks -count=1 -p 1 -timeout 20m ./targets/...
+
+# yardstick slurm on a throwaway Slurm cluster on this host (munged,
+# slurmctld and two slurmd nodes under a temporary directory, torn down on
+# every exit; runner/slurm/testdata): the demo through `yardstick slurm
+# --wait`, then a run whose array task is cancelled and resubmitted. It
+# needs root, slurm-wlm and munge (deps installs them), and takes about two
+# minutes of real load, so it runs beside make test (in .ci/run).
+slurm-test: deps build targets
+	$(GO) test -tags slurm -count=1 -p 1 -timeout 8m -v -run '^TestSlurm$$' ./runner/slurm/
 
 # The Python environment of the notebook readers and reference checks,
 # pinned by requirements.txt, in the git-ignored .venv/; rebuilt when

@@ -2,8 +2,11 @@ package datasets
 
 import "time"
 
-// An Environment is the one row of the environment table: the machine and
-// toolchains the run ran on (environment.json).
+// An Environment is one row of the environment table: a machine and
+// toolchains the run ran on. A run on one machine has one row
+// (environment.json), with Node and Batches null; a run whose batches ran
+// as separate tasks on a cluster (yardstick slurm) has one row per node,
+// from the batches' node records, with the batches that ran there.
 type Environment struct {
 	Host             string
 	Kernel           string
@@ -21,9 +24,12 @@ type Environment struct {
 	PlannedCells     int64
 	Captured         *time.Time
 	Workdir          string
+	Node             *string
+	Batches          *string
 }
 
-// Environments is the environment table: one row per run.
+// Environments is the environment table: one row per machine the run ran
+// on (one for a run on one machine, one per node on a cluster).
 var Environments = newTable("environment",
 	textCol("host", func(r *Environment) *string { return &r.Host }),
 	textCol("kernel", func(r *Environment) *string { return &r.Kernel }),
@@ -41,4 +47,6 @@ var Environments = newTable("environment",
 	int64Col("planned_cells", func(r *Environment) *int64 { return &r.PlannedCells }),
 	optTimeCol("captured", func(r *Environment) **time.Time { return &r.Captured }),
 	textCol("workdir", func(r *Environment) *string { return &r.Workdir }),
+	optTextCol("node", func(r *Environment) **string { return &r.Node }),
+	optTextCol("batches", func(r *Environment) **string { return &r.Batches }),
 )

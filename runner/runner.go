@@ -190,7 +190,11 @@ func CheckFairness(rd *pipeline.RunDir, p *pipeline.Plan) ([]pipeline.FairnessRo
 			cps[c.ID] = cp
 		}
 	}
-	rows := fairness.Check(fairness.Input{Plan: p, Checkpoints: cps})
+	nodes, err := rd.ReadAllNodes(p)
+	if err != nil {
+		return nil, err
+	}
+	rows := fairness.Check(fairness.Input{Plan: p, Checkpoints: cps, Nodes: nodes})
 	if rows == nil {
 		rows = []pipeline.FairnessRow{}
 	}

@@ -2,7 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 
+	"yardstick/pipeline"
+	"yardstick/pipeline/safetext"
+	"yardstick/stages/fairness"
 	"yardstick/stages/report"
 )
 
@@ -32,5 +39,58 @@ func runCompare(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := writeCrossNode(env.stdout, abs(env, args[0]), abs(env, args[1]), *format); err != nil {
+		return err
+	}
 	return c.Write(env.stdout, *format)
+}
+
+// writeCrossNode prints, before the comparison, the cross_node check of
+// the batches both runs ran on cluster nodes (nodes/<batch>.json): each
+// must have run on nodes with one fingerprint in both. Nothing when
+// either run ran on one machine (compare's drift section covers that).
+func writeCrossNode(w io.Writer, a, b, format string) error {
+	na, err := batchNodes(a)
+	if err != nil {
+		return err
+	}
+	nb, err := batchNodes(b)
+	if err != nil {
+		return err
+	}
+	rows := fairness.CompareNodes(na, nb)
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, r := range rows {
+		verdict := "ok"
+		if !r.Pass {
+			verdict = "UNFAIR"
+		}
+		line := fmt.Sprintf("cross_node [batch %s]: %s: %s", r.Batch, verdict, *r.Detail)
+		if format == "markdown" {
+			line = "- " + safetext.MarkdownCell(line)
+		}
+		fmt.Fprintln(w, line)
+	}
+	_, err = fmt.Fprintln(w)
+	return err
+}
+
+// batchNodes reads the node records of a run directory; none for a
+// directory without plan.json or node records.
+func batchNodes(dir string) ([]fairness.BatchNode, error) {
+	rd := &pipeline.RunDir{Root: dir}
+	p, err := rd.ReadPlan()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := rd.ReadAllNodes(p)
+	if err != nil {
+		return nil, err
+	}
+	return fairness.NodesOf(p, nodes), nil
 }

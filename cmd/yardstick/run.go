@@ -19,7 +19,7 @@ func init() {
 	register(verb{
 		name:    "run",
 		summary: "run a definition's cells into a new run directory, or resume one",
-		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--only GLOB] [--allow-drift]",
+		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]",
 		run:     runRun,
 	})
 }
@@ -30,6 +30,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	only := fs.String("only", "", "run only cells whose name matches this glob (or this cell id)")
 	resume := fs.String("resume", "", "resume this run directory: run its cells that have no checkpoint")
 	strict := fs.Bool("strict", false, "exit non-zero when a cell is unfair (as well as when one failed)")
+	batch := fs.String("batch", "", "with --resume: run only this batch's cells, record the node, and leave datasets and report to yardstick slurm --merge")
 	allowDrift := fs.Bool("allow-drift", false, "with --resume: run on even if binaries or the machine differ from the run's lock (the drift is recorded)")
 	pf := addPlanFlags(fs)
 	args, err := parseFlags(fs, args)
@@ -48,6 +49,16 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	switch {
 	case *resume != "" && len(args) > 0:
 		return usagef("give a definition or --resume RUNDIR, not both")
+	case *resume != "" && *batch != "":
+		if rd, err = pipeline.OpenRunDir(*resume); err != nil {
+			return err
+		}
+		if p, err = runner.ResumeBatch(ctx, rd, *batch, *allowDrift, o); err != nil {
+			return runnerErr(err)
+		}
+		return runnerErr(runner.ExecuteBatch(ctx, rd, p, *batch, *allowDrift, o))
+	case *batch != "":
+		return usagef("--batch goes with --resume RUNDIR")
 	case *resume != "":
 		if rd, err = pipeline.OpenRunDir(*resume); err != nil {
 			return err

@@ -7,7 +7,8 @@
 // Each check is one function below, named as in docs/methodology.md#checks:
 // event_loops, log_bytes, response_bytes, response_varies,
 // loadgen_saturation, littles_law, nagle_floor, affinity, gc_window; and
-// error_rate, since a window of failed requests measures nothing else.
+// error_rate, since a window of failed requests measures nothing else;
+// cross_node (crossnode.go) for runs whose batches ran on cluster nodes.
 package fairness
 
 import (
@@ -56,10 +57,14 @@ const (
 type Input struct {
 	Plan        *pipeline.Plan
 	Checkpoints map[string]*pipeline.Checkpoint
+	// Nodes are the node records of batches that ran as separate tasks
+	// (nodes/<batch>.json), by batch; none for a run on one machine.
+	Nodes map[string]*pipeline.BatchNodes
 }
 
 // Check runs every check and returns the rows in a fixed order: per
-// batch, batch-scope rows then cell rows in plan order.
+// batch, batch-scope rows then cell rows in plan order; then the
+// cross_node rows (crossnode.go), one per batch with node records.
 func Check(in Input) []pipeline.FairnessRow {
 	var rows []pipeline.FairnessRow
 	for bi := range in.Plan.Batches {
@@ -95,7 +100,7 @@ func Check(in Input) []pipeline.FairnessRow {
 		}
 		rows = append(rows, bc.rows...)
 	}
-	return rows
+	return append(rows, crossNode(in.Plan, in.Nodes)...)
 }
 
 type cellInfo struct {

@@ -176,8 +176,10 @@ func environment(d *doc, t *tables, batches []*Batch) {
 	defer d.foldEnd()
 	if len(t.env) == 0 {
 		d.p("No environment row: the machine is unknown.")
-	} else {
-		e := t.env[0]
+	}
+	// One row for a run on one machine; one per node for a run whose
+	// batches ran on a cluster's nodes (yardstick slurm).
+	for _, e := range t.env {
 		rows := [][]string{
 			{"host", e.Host}, {"kernel", e.Kernel}, {"os / arch", e.OS + " / " + e.Arch},
 			{"CPU model", e.CPUModel}, {"cores", fmt.Sprint(e.Cores)}, {"governor", deref(e.Governor)},
@@ -188,7 +190,12 @@ func environment(d *doc, t *tables, batches []*Batch) {
 		if e.Captured != nil {
 			rows = append(rows, []string{"captured", e.Captured.UTC().Format("2006-01-02 15:04:05 UTC")})
 		}
-		d.table("The machine the run belongs to (environment table)", []string{"machine", "value"}, rows)
+		caption := "The machine the run belongs to (environment table)"
+		if e.Node != nil {
+			rows = append(rows, []string{"node", *e.Node}, []string{"batches", deref(e.Batches)})
+			caption = "A node the run's batches ran on (environment table)"
+		}
+		d.table(caption, []string{"machine", "value"}, rows)
 	}
 	var rows [][]string
 	for _, b := range batches {

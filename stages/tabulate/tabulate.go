@@ -82,6 +82,7 @@ type inputs struct {
 	plan     *pipeline.Plan
 	meta     datasets.Meta
 	env      *pipeline.Environment // nil: no environment.json
+	nodes    map[string]*pipeline.BatchNodes
 	fairness []datasets.FairnessCheck
 	unfair   map[string][]string // failed fairness checks by cell id
 }
@@ -102,8 +103,13 @@ func readInputs(rd *pipeline.RunDir, version string, s *Summary) (*inputs, error
 	if err != nil {
 		return nil, err
 	}
+	nodes, err := rd.ReadAllNodes(plan)
+	if err != nil {
+		return nil, err
+	}
 	s.Warnings = append(s.Warnings, strayCheckpoints(rd, plan)...)
 	return &inputs{
+		nodes:    nodes,
 		plan:     plan,
 		meta:     datasets.Meta{Version: version, PlanHash: plan.Hash, Experiment: plan.Experiment, RunID: rd.ID()},
 		env:      env,
@@ -126,11 +132,11 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 	if err := tb.batches.send(ctx, batchRows(in.plan)...); err != nil {
 		return err
 	}
-	if in.env == nil {
+	if in.env == nil && len(in.nodes) == 0 {
 		s.Warnings = append(s.Warnings, "no environment.json: the environment table is empty")
 		return nil
 	}
-	return tb.environment.send(ctx, environmentRow(in.env, in.plan))
+	return tb.environment.send(ctx, environmentRows(in)...)
 }
 
 // fillCell sends the rows of planned cell c: its cells row and, if it has
