@@ -190,7 +190,7 @@ func (c *cellRun) measure(ctx context.Context) error {
 		}
 		return err
 	}
-	c.loadgenPID = l.p.PID()
+	c.loadgenPID = l.pid()
 	lctx, cancel := context.WithTimeout(gctx, l.limit())
 	defer cancel()
 	g.Go(func() error { return l.watch(lctx) })
