@@ -341,6 +341,7 @@ func (c *cellRun) fill() error {
 	fillIntervals(cp.Intervals, cp.Samples, cp.Window.LoadStart)
 	cp.Target = c.targetStats(load.Requests)
 	cp.Affinity = c.affinity
+	loadgenMasks(cp.Affinity, c.res)
 	cp.Varies = c.t.varies
 	cp.GC = c.r.gcStats(c.t, c.before, *c.kept, c.end, c.after)
 	cp.AccessLog = c.accessLog(load.Requests)

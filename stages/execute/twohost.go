@@ -3,13 +3,23 @@ package execute
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"strconv"
 	"time"
 
 	"yardstick/pipeline"
 	"yardstick/stages/execute/hosts"
+	"yardstick/stages/execute/loadgen"
 )
+
+// loadgenMasks takes the load generator's CPU masks from its own result
+// when yardstick read none (the load generator runs on another node).
+func loadgenMasks(a *pipeline.Affinity, res *loadgen.Result) {
+	if a != nil && len(a.Loadgen) == 0 && res != nil && len(res.Affinity) > 0 {
+		a.Loadgen = maps.Clone(res.Affinity)
+	}
+}
 
 // The hosts of a batch. A one-host batch runs everything here; a two-host
 // batch (placement.hosts "separate") starts its target and services on
