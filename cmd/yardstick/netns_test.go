@@ -215,6 +215,7 @@ type nsWatch struct {
 	target            map[int]string // pid -> namespace link
 	loadgen           map[int]string
 	inoA, inoB        string
+	nsA, nsB          string
 	yardstick, sample string
 	done              chan struct{}
 	wg                sync.WaitGroup
@@ -229,7 +230,7 @@ func watchNamespaces(t *testing.T, yardstick, sample string, ns *netnstest.Pair)
 		}
 		return "net:[" + strconv.FormatUint(i, 10) + "]"
 	}
-	w := &nsWatch{target: map[int]string{}, loadgen: map[int]string{}, inoA: ino(ns.A), inoB: ino(ns.B),
+	w := &nsWatch{target: map[int]string{}, loadgen: map[int]string{}, inoA: ino(ns.A), inoB: ino(ns.B), nsA: ns.A, nsB: ns.B,
 		yardstick: yardstick, sample: sample, done: make(chan struct{})}
 	w.wg.Add(1)
 	go func() {
@@ -355,6 +356,12 @@ func checkTwoHostCells(t *testing.T, root string, w *nsWatch, url string) {
 		if cp.Load.RPS <= 0 || cp.Load.Latency.P99 <= 0 || cp.Load.Errors != 0 {
 			t.Errorf("cell %s: rps %.0f, p99 %d us, %d errors", c.Name, cp.Load.RPS, cp.Load.Latency.P99, cp.Load.Errors)
 		}
+		var rec pipeline.StartRecord
+		if data, err := os.ReadFile(filepath.Join(root, "starts", cp.Start, "start.json")); err != nil || json.Unmarshal(data, &rec) != nil {
+			t.Errorf("cell %s: start record of %s: %v", c.Name, cp.Start, err)
+		} else if rec.PID != cp.Target.PID || rec.Hosts == nil || rec.Hosts.Target != "netns:"+w.nsA || rec.Hosts.Loadgen != "netns:"+w.nsB || rec.Hosts.TargetAddr != netnstest.AddrA {
+			t.Errorf("cell %s: start record: pid %d (cell's target %d), hosts %+v", c.Name, rec.PID, cp.Target.PID, rec.Hosts)
+		}
 		if cp.Affinity == nil || len(cp.Affinity.Loadgen) == 0 || len(cp.Affinity.Target) == 0 {
 			t.Errorf("cell %s: CPU masks not read: %+v", c.Name, cp.Affinity)
 		}
@@ -402,8 +409,8 @@ func valueStr(a interface {
 }
 
 // sameColumns: the two-host table has the one-host table's columns, every
-// row ok and measured, and no column that the one-host run filled (in
-// every row) is null in a two-host row.
+// row ok and measured, and no column that the one-host run filled is
+// null in the two-host run: in any cells row, in every timeseries row.
 func sameColumns(t *testing.T, table, one, two string) {
 	t.Helper()
 	c1, r1 := rowsOf(t, one)
@@ -420,7 +427,7 @@ func sameColumns(t *testing.T, table, one, two string) {
 		}
 		all1, any1 := filled(r1, col)
 		all2, any2 := filled(r2, col)
-		if slices.Contains(perInterval, col) {
+		if table == "timeseries" || slices.Contains(perInterval, col) {
 			if any1 && !any2 {
 				t.Errorf("%s: %s is null in every two-host row, set in a one-host row", table, col)
 			}
@@ -459,7 +466,8 @@ func sameColumns(t *testing.T, table, one, two string) {
 // on where they were measured: a steady state found or not, a check that
 // failed or not. perInterval are the per-interval latencies, null in an
 // interval in which no request completed (100 ms intervals on a busy
-// machine); some interval must have them.
+// machine); some interval must have them, as must every timeseries
+// column (an interval may also pass without a /proc sample).
 var (
 	dataDependent = []string{"error", "unfair_checks", "steady_start_us", "steady_error"}
 	perInterval   = []string{"p50_us", "p99_us", "max_us"}

@@ -234,7 +234,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(argv), Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 	stdout.Close()
 	stderr.Close()
-	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env}
+	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env, Hosts: r.startHosts(b)}
 	if err != nil {
 		t.rec.Error = err.Error()
 		_ = pipeline.WriteJSONAtomic(filepath.Join(dir, "start.json"), t.rec)

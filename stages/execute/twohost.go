@@ -41,6 +41,15 @@ func (r *runner) loadgenHost(b *pipeline.Batch) hosts.Host {
 	return hosts.Local
 }
 
+// startHosts is what a start record says of a two-host batch's hosts.
+func (r *runner) startHosts(b *pipeline.Batch) *pipeline.StartHosts {
+	if !b.Placement.TwoHost() || r.opts.Hosts == nil {
+		return nil
+	}
+	h := r.opts.Hosts
+	return &pipeline.StartHosts{Target: h.Target.String(), Loadgen: h.Loadgen.String(), TargetAddr: h.Addr}
+}
+
 // targetDial reaches the target host's processes from yardstick: the
 // ready and {vary} probes, the free-port check.
 func (r *runner) targetDial(b *pipeline.Batch, timeout time.Duration) hosts.DialFunc {
