@@ -53,7 +53,7 @@ func TestResultCarriesAffinity(t *testing.T) {
 		_ = Serve(context.Background(), toGen, fromGen, ServeOptions{})
 		fromGen.Close()
 	}()
-	res, err := Drive(context.Background(), toDriver, fromDriver, Spec{URL: srv.URL + "/", Connections: 1, Duration: Duration(300 * time.Millisecond)}, nil)
+	res, err := Drive(context.Background(), toDriver, fromDriver, Spec{URL: srv.URL + "/", Connections: 1, Duration: Duration(time.Second), MaxRequests: 20}, nil)
 	fromDriver.Close()
 	if err != nil {
 		t.Fatal(err)
