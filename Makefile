@@ -9,7 +9,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test slurm-test pyenv test demo bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test netns-test pyenv test demo bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -47,6 +47,13 @@ frameworks-test: deps frameworks
 # minutes of real load, so it runs beside make test (in .ci/run).
 slurm-test: deps build targets
 	$(GO) test -tags slurm -count=1 -p 1 -timeout 8m -v -run '^TestSlurm$$' ./runner/slurm/
+
+# The two-host tests, tagged `netns`: a batch with its target in one
+# network namespace and its load generator in another, joined by a veth
+# pair. They need root and iproute2 (and fail without them), so they run
+# beside make test (in .ci/run).
+netns-test:
+	./.ci/netns-test
 
 # The Python environment of the notebook readers and reference checks,
 # pinned by requirements.txt, in the git-ignored .venv/; rebuilt when

@@ -287,6 +287,17 @@ type StartRecord struct {
 	ExitStatus string     `json:"exit_status"`
 	StderrTail string     `json:"stderr_tail,omitempty"`
 	Error      string     `json:"error,omitempty"`
+	// Hosts says where a two-host batch's start ran; nil on one host.
+	Hosts *StartHosts `json:"hosts,omitempty"`
+}
+
+// StartHosts are the hosts of a start of a two-host batch, as run was
+// given them: launchers ("netns:NAME", "srun:N", "local") and the target
+// host's address the load went to.
+type StartHosts struct {
+	Target     string `json:"target"`
+	Loadgen    string `json:"loadgen"`
+	TargetAddr string `json:"target_addr"`
 }
 
 // Counts formats the non-zero counts of the maps (status classes, error

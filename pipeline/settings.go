@@ -70,12 +70,22 @@ type Windows struct {
 }
 
 // Placement holds the CPU lists of the target, the services and the load
-// generator, as written ("0-1").
+// generator, as written ("0-1"), and whether the load generator runs on
+// another host.
 type Placement struct {
 	Target   string `json:"target"`
 	Services string `json:"services,omitempty"`
 	Loadgen  string `json:"loadgen"`
+	// Hosts is HostsSeparate when the load generator runs on another host
+	// than the target (and its services); empty when on the same host.
+	Hosts string `json:"hosts,omitempty"`
 }
+
+// HostsSeparate is Placement.Hosts of a two-host batch.
+const HostsSeparate = "separate"
+
+// TwoHost reports whether the load generator runs on another host.
+func (p Placement) TwoHost() bool { return p.Hosts == HostsSeparate }
 
 // Fairness holds a batch's declared fairness constraints.
 type Fairness struct {

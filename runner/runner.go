@@ -28,6 +28,7 @@ import (
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute"
+	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/machine"
 	"yardstick/stages/fairness"
 	"yardstick/stages/report"
@@ -52,6 +53,9 @@ type Options struct {
 	// says Stderr is a terminal (progress redraws one line).
 	Stdout, Stderr io.Writer
 	Terminal       bool
+	// Hosts are the hosts of the two-host batches, resolved; see
+	// execute.Options.Hosts.
+	Hosts *hosts.Pair
 }
 
 // ErrReported says the run ended badly (interrupted, a cell failed, or a
@@ -125,7 +129,7 @@ func Execute(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Optio
 	defer unlock()
 	fmt.Fprintf(o.Stderr, "run directory: %s\n", rd.Root)
 	sum, err := execute.Run(ctx, rd, p, execute.Options{
-		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal,
+		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts,
 	})
 	if err != nil {
 		return fmt.Errorf("run %s: %w", rd.Root, err)

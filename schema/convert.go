@@ -64,6 +64,17 @@ type jsonPlacement struct {
 	Target   string `json:"target"`
 	Services string `json:"services"`
 	Loadgen  string `json:"loadgen"`
+	Hosts    string `json:"hosts"`
+}
+
+// convert leaves the default "same" out of the plan, so a one-host batch
+// keeps the cell ids it had before hosts existed.
+func (p jsonPlacement) convert() pipeline.Placement {
+	pl := pipeline.Placement{Target: p.Target, Services: p.Services, Loadgen: p.Loadgen}
+	if p.Hosts == pipeline.HostsSeparate {
+		pl.Hosts = p.Hosts
+	}
+	return pl
 }
 
 type jsonTolerance struct {

@@ -322,7 +322,7 @@ func decodeExperiment(name string, v, raw cue.Value) (*Experiment, Problems) {
 	for bn, jb := range je.Batches {
 		bt := &Batch{
 			Name: bn, Description: jb.Description, Workload: jb.Workload.convert(), Repeats: jb.Repeats,
-			Windows: jb.Windows.convert(), Placement: pipeline.Placement(jb.Placement), Processors: jb.Processors,
+			Windows: jb.Windows.convert(), Placement: jb.Placement.convert(), Processors: jb.Processors,
 			Fairness: jb.Fairness.convert(), Baseline: jb.Baseline, ColdStarts: jb.ColdStarts,
 			Sampling: jb.Sampling.convert(), Order: jb.Order, Seed: jb.Seed,
 		}

@@ -12,7 +12,7 @@ func init() {
 	register(verb{
 		name:    "rerun",
 		summary: "run an earlier run's lock again into a new run directory, refusing if binaries or the machine changed",
-		usage:   "RUNDIR [--only GLOB] [--allow-drift] [--strict] [--out DIR]",
+		usage:   "RUNDIR [--only GLOB] [--allow-drift] [--strict] [--out DIR] [--target-host H --loadgen-host H [--target-addr IP]]",
 		run:     runRerun,
 	})
 }
@@ -25,6 +25,7 @@ func runRerun(ctx context.Context, env *cliEnv, args []string) error {
 	allowDrift := fset.Bool("allow-drift", false, "run even if binaries or the environment differ from the lock (the drift is recorded)")
 	strict := fset.Bool("strict", false, "exit non-zero when a cell is unfair (as well as when one failed)")
 	out := fset.String("out", "", "the results directory (default: the one holding RUNDIR)")
+	hf := addHostFlags(fset)
 	args, err := parseFlags(fset, args)
 	if err != nil {
 		return err
@@ -37,6 +38,9 @@ func runRerun(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	o, err := runnerOptions(env, *only, *strict)
 	if err != nil {
+		return err
+	}
+	if o.Hosts, err = hf.pair(); err != nil {
 		return err
 	}
 	old, err := pipeline.OpenRunDir(abs(env, args[0]))

@@ -19,7 +19,7 @@ func init() {
 	register(verb{
 		name:    "run",
 		summary: "run a definition's cells into a new run directory, or resume one",
-		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]",
+		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]; two-host batches: --target-host H --loadgen-host H [--target-addr IP]",
 		run:     runRun,
 	})
 }
@@ -33,6 +33,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	batch := fs.String("batch", "", "with --resume: run only this batch's cells, record the node, and leave datasets and report to yardstick slurm --merge")
 	allowDrift := fs.Bool("allow-drift", false, "with --resume: run on even if binaries or the machine differ from the run's lock (the drift is recorded)")
 	pf := addPlanFlags(fs)
+	hf := addHostFlags(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -42,6 +43,9 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	o, err := runnerOptions(env, *only, *strict)
 	if err != nil {
+		return err
+	}
+	if o.Hosts, err = hf.pair(); err != nil {
 		return err
 	}
 	var rd *pipeline.RunDir
@@ -84,6 +88,9 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 func newRun(ctx context.Context, env *cliEnv, arg, results string, pf *planFlags, o runner.Options) (*pipeline.Plan, *pipeline.RunDir, error) {
 	p, def, err := loadPlan(ctx, env, arg, pf)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkHosts(p, o); err != nil {
 		return nil, nil, err
 	}
 	srcs := make([]runner.Source, len(def.Sources))

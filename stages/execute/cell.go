@@ -190,7 +190,7 @@ func (c *cellRun) measure(ctx context.Context) error {
 		}
 		return err
 	}
-	c.loadgenPID = l.p.PID()
+	c.loadgenPID = l.pid()
 	lctx, cancel := context.WithTimeout(gctx, l.limit())
 	defer cancel()
 	g.Go(func() error { return l.watch(lctx) })
@@ -341,6 +341,7 @@ func (c *cellRun) fill() error {
 	fillIntervals(cp.Intervals, cp.Samples, cp.Window.LoadStart)
 	cp.Target = c.targetStats(load.Requests)
 	cp.Affinity = c.affinity
+	loadgenMasks(cp.Affinity, c.res)
 	cp.Varies = c.t.varies
 	cp.GC = c.r.gcStats(c.t, c.before, *c.kept, c.end, c.after)
 	cp.AccessLog = c.accessLog(load.Requests)

@@ -34,6 +34,7 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
+	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/procgroup"
 )
@@ -55,6 +56,10 @@ type Options struct {
 	// BuildTimeout bounds each build step (default 15 minutes): a build
 	// that hangs fails its cells instead of the run.
 	BuildTimeout time.Duration
+	// Hosts, resolved, are the hosts of the two-host batches
+	// (placement.hosts "separate"); nil runs every batch here, and a
+	// two-host batch is then refused before any cell runs.
+	Hosts *hosts.Pair
 }
 
 // Summary counts what a run did.
@@ -126,6 +131,9 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 			continue
 		}
 		todo = append(todo, c)
+	}
+	if err := checkHosts(p, todo, opts.Hosts); err != nil {
+		return r.summary, err
 	}
 	r.prog = newProgress(opts.Progress, opts.Terminal, len(todo), estimateCells(p, todo))
 	for _, b := range p.Batches {
@@ -248,14 +256,14 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procg
 		if err := r.build(ctx, "service-"+b.Name+"-"+s.Name, &s); err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
-		if err := portFree(s.Port); err != nil {
+		if err := portFree(r.targetDial(b, portProbeTimeout), s.Port); err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
 		stdout, stderr, err := openLogs(dir)
 		if err != nil {
 			return started, err
 		}
-		p, err := r.start(procgroup.Spec{Argv: s.Argv, Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+		p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(s.Argv), Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 		stdout.Close()
 		stderr.Close()
 		if err != nil {
@@ -266,7 +274,7 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procg
 		if err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
-		if _, err := waitReady(ctx, p, u, b.Windows.ReadyTimeout.D()); err != nil {
+		if _, err := waitReady(ctx, r.targetDial(b, readyDialTimeout), p, u, b.Windows.ReadyTimeout.D()); err != nil {
 			return started, fmt.Errorf("service %s: %w; stderr: %s", s.Name, err, tail(filepath.Join(dir, "stderr.log")))
 		}
 	}

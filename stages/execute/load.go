@@ -31,8 +31,10 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 		}
 		return s
 	}
+	base, allow := r.targetURL(b, v.Port)
 	s := loadgen.Spec{
-		URL:      "http://127.0.0.1:" + strconv.Itoa(v.Port) + subst(req.Path),
+		URL:      base + subst(req.Path),
+		Allow:    allow,
 		Method:   req.Method,
 		Body:     subst(req.Body),
 		Duration: loadgen.Duration(d),
@@ -113,6 +115,16 @@ type load struct {
 	stdout io.ReadCloser
 	stderr syncBuffer
 	res    *loadgen.Result // set by read when the run ends with a result
+	remote bool            // on another node (srun): l.p is srun, not the load generator
+}
+
+// pid is the load generator's PID as this machine sees it (for its CPU
+// mask), or 0 when it runs on another node.
+func (l *load) pid() int {
+	if l.remote {
+		return 0
+	}
+	return l.p.PID()
 }
 
 // startLoad starts the load generator for spec; nothing is sent to it yet.
@@ -121,9 +133,10 @@ func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) 
 	if err != nil {
 		return nil, err
 	}
-	l := &load{r: r, spec: spec}
+	h := r.loadgenHost(b)
+	l := &load{r: r, spec: spec, remote: h.Kind == "srun"}
 	p, err := r.start(procgroup.Spec{
-		Argv:   []string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen},
+		Argv:   h.Wrap([]string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen}),
 		CPUs:   cpus,
 		Stderr: &l.stderr,
 		Setup:  l.pipes,

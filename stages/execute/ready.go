@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
-
+	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/procgroup"
 )
 
@@ -36,14 +36,23 @@ func readyURL(ready string, port int) (string, error) {
 // portFree fails when something already listens on the loopback port: the
 // ready probe would answer for that process, and the run would measure the
 // wrong server.
-func portFree(port int) error {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 200*time.Millisecond)
+func portFree(dial hosts.DialFunc, port int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), portProbeTimeout)
+	defer cancel()
+	c, err := dial(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil
 	}
 	c.Close()
 	return fmt.Errorf("port %d on 127.0.0.1 is already in use by another process; stop it or give the target another port", port)
 }
+
+// portProbeTimeout bounds the free-port check; readyDialTimeout one
+// ready probe's connect.
+const (
+	portProbeTimeout = 200 * time.Millisecond
+	readyDialTimeout = 100 * time.Millisecond
+)
 
 // pollInterval bounds the time between two readiness probes, so cold start
 // is measured to the millisecond.
@@ -54,11 +63,12 @@ var errExited = errors.New("exited before it was ready")
 
 // waitReady polls u until it answers 200, the process exits, or timeout
 // passes. It returns the time from the process's exec to the first 200.
-func waitReady(ctx context.Context, p *procgroup.Process, u string, timeout time.Duration) (time.Duration, error) {
+// dial makes the probes' connections (on the target's host).
+func waitReady(ctx context.Context, dial hosts.DialFunc, p *procgroup.Process, u string, timeout time.Duration) (time.Duration, error) {
 	client := probeClient(250*time.Millisecond, &http.Transport{
 		DisableKeepAlives: true,
 		Proxy:             nil,
-		DialContext:       (&net.Dialer{Timeout: 100 * time.Millisecond}).DialContext,
+		DialContext:       dial,
 	})
 	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(timeout)

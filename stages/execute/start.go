@@ -167,7 +167,7 @@ func (s *startRun) start(ctx context.Context, c *pipeline.Cell) (ok bool, err er
 		return false, s.r.record(failed(c, nil, err))
 	}
 	s.t = t
-	t.varies = probeVaries(ctx, s.b, t.variant, c)
+	t.varies = probeVaries(ctx, s.r.targetDial(s.b, 0), s.b, t.variant, c)
 	if err := s.r.serviceWarmup(ctx, s.b, t, c); err != nil {
 		if ctx.Err() != nil {
 			return false, errInterrupted
@@ -224,17 +224,17 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 			argv[i] = strings.ReplaceAll(a, pipeline.GCLogPlaceholder, t.gcLog)
 		}
 	}
-	if err := portFree(v.Port); err != nil {
+	if err := portFree(r.targetDial(b, portProbeTimeout), v.Port); err != nil {
 		return nil, fmt.Errorf("target %s: %w", v.Label, err)
 	}
 	stdout, stderr, err := openLogs(dir)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.start(procgroup.Spec{Argv: argv, Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
+	p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(argv), Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
 	stdout.Close()
 	stderr.Close()
-	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env}
+	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env, Hosts: r.startHosts(b)}
 	if err != nil {
 		t.rec.Error = err.Error()
 		_ = pipeline.WriteJSONAtomic(filepath.Join(dir, "start.json"), t.rec)
@@ -244,7 +244,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	t.rec.PID, t.rec.Started = p.PID(), p.Started
 	u, err := readyURL(v.Ready, v.Port)
 	if err == nil {
-		t.cold, err = waitReady(ctx, p, u, b.Windows.ReadyTimeout.D())
+		t.cold, err = waitReady(ctx, r.targetDial(b, readyDialTimeout), p, u, b.Windows.ReadyTimeout.D())
 	}
 	if err != nil {
 		err = fmt.Errorf("target %s: %w; stderr: %s", v.Label, err, tail(t.stderr))

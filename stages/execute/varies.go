@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/stages/execute/hosts"
 )
 
 // probeVaries sends the cell's request twice with two different {vary}
 // values and records whether the bodies differ. A static or cached answer
 // (docs/methodology.md#static-responses: a service's throughput can halve
 // once its response depends on its input) gives the same body twice. Requests without
-// {vary} are not probed.
-func probeVaries(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) *pipeline.VariesProbe {
+// {vary} are not probed. dial reaches the target's host.
+func probeVaries(ctx context.Context, dial hosts.DialFunc, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) *pipeline.VariesProbe {
 	req := b.Request
 	if !strings.Contains(req.Path+req.Body, pipeline.VaryPlaceholder) {
 		return nil
@@ -32,7 +33,7 @@ func probeVaries(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c 
 	if hi-lo >= 2 {
 		vals = []int64{lo + (hi-lo)/3, lo + 2*(hi-lo)/3}
 	}
-	client := probeClient(b.Timeout.D(), &http.Transport{Proxy: nil})
+	client := probeClient(b.Timeout.D(), &http.Transport{Proxy: nil, DialContext: dial})
 	defer client.CloseIdleConnections()
 	for _, val := range vals {
 		vs := strconv.FormatInt(val, 10)

@@ -40,6 +40,9 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		if bt.Placement.Services != "" {
 			fmt.Fprintf(&b, ", services %s", bt.Placement.Services)
 		}
+		if bt.Placement.TwoHost() {
+			b.WriteString("; hosts: separate (the load generator on another host, given to run)")
+		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "  windows: %s\n", w)
 		r := bt.Request

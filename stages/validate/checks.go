@@ -204,6 +204,11 @@ func checkPlacement(c *checker) {
 	if len(c.b.Services) > 0 && c.b.Placement.Services == "" {
 		c.add(Error, "placement", c.pos("placement"), "services %s need a CPU set of their own: add placement.services", strings.Join(serviceNames(c.b), ", "))
 	}
+	if c.b.Placement.TwoHost() {
+		c.add(Warning, "placement", c.pos("placement", "hosts"), "placement.hosts \"separate\": the load generator runs on another host than the target and its services; "+
+			"run needs the hosts: --target-host and --loadgen-host (local, netns:NAME or srun:N) and --target-addr (the target host's address; "+
+			"derived from the node in a Slurm job), else the batch fails at its start; load goes only to that address")
+	}
 }
 
 func serviceNames(b *schema.Batch) []string {

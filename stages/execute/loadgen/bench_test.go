@@ -64,7 +64,7 @@ func BenchmarkRequest(b *testing.B) {
 	spec := Spec{URL: url, Connections: 1, Duration: Duration(time.Hour)}
 	s := spec.withDefaults()
 	hostport, _ := TargetAddr(s.URL)
-	addr, err := resolve(hostport)
+	addr, err := resolve(hostport, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -60,6 +60,10 @@ type Result struct {
 	// Hist is the whole-window latency histogram in microseconds (1 us to
 	// 60 s, 3 significant digits) in the standard compressed encoding.
 	Hist string `json:"hist"`
+	// Affinity is the CPU masks of the load generator's own threads read
+	// back at the end of a driven run (per mask, how many threads): the
+	// driver's view when it cannot read the load generator's /proc.
+	Affinity map[string]int `json:"affinity,omitempty"`
 }
 
 // Histogram decodes r.Hist.

@@ -68,9 +68,9 @@ func newRunner(spec Spec) (*runner, error) {
 		return nil, fmt.Errorf("load generator spec: %w", err)
 	}
 	r := &runner{s: spec.withDefaults()}
-	hostport, _ := TargetAddr(r.s.URL)
+	hostport, _ := TargetAddrAllowed(r.s.URL, r.s.Allow)
 	var err error
-	if r.addr, err = resolve(hostport); err != nil {
+	if r.addr, err = resolve(hostport, r.s.Allow); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
 	if r.reqs, err = renderRequests(&r.s, hostport); err != nil {

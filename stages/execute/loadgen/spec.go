@@ -53,6 +53,9 @@ const (
 	// summed over chunks, or read until the close). Bodies are counted as
 	// they pass, never kept.
 	MaxResponseBody = 1 << 30
+
+	// MaxAllow bounds Spec.Allow: a two-host run names one target address.
+	MaxAllow = 4
 )
 
 // Duration is a time.Duration that reads and writes JSON as a Go duration
@@ -87,8 +90,15 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // how long. It is plain data (the driver sends it as JSON); [Spec.Validate]
 // reports every problem at once.
 type Spec struct {
-	// URL is the target; its host must be a loopback address.
+	// URL is the target; its host must be a loopback address, or one of
+	// the addresses in Allow.
 	URL string `json:"url"`
+	// Allow lists the addresses besides loopback that URL may name: IP
+	// literals, at most MaxAllow, none unspecified, multicast or
+	// broadcast. A driver puts here only the address of a host its own run
+	// set up for the target (see PROTOCOL.md, "A load generator on another
+	// host"); the command line's --url has no such list.
+	Allow []string `json:"allow,omitempty"`
 	// Method defaults to GET.
 	Method string `json:"method,omitempty"`
 	// Headers are extra request headers, "Name: value" each.
@@ -188,7 +198,9 @@ func (s *Spec) withDefaults() Spec {
 func (s *Spec) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if _, err := TargetAddr(s.URL); err != nil {
+	if err := checkAllow(s.Allow); err != nil {
+		errs = append(errs, err)
+	} else if _, err := TargetAddrAllowed(s.URL, s.Allow); err != nil {
 		errs = append(errs, err)
 	}
 	if s.Method != "" && !isToken(s.Method) {
@@ -264,13 +276,52 @@ func isToken(s string) bool {
 }
 
 // ErrNotLoopback is returned for a target that is not on this host's
-// loopback interface. yardstick only ever loads loopback targets.
-var ErrNotLoopback = errors.New("target is not a loopback address (127.0.0.0/8, ::1 or localhost)")
+// loopback interface, nor an address the driver allowed. yardstick only
+// ever loads loopback targets, or the target host of its own two-host run.
+var ErrNotLoopback = errors.New("target is not a loopback address (127.0.0.0/8, ::1 or localhost) nor an allowed address")
+
+// checkAllow checks a spec's allow-list: IP literals only (no name is
+// ever resolved), none that reaches more than one host.
+func checkAllow(allow []string) error {
+	if len(allow) > MaxAllow {
+		return fmt.Errorf("allow: %d addresses, at most %d", len(allow), MaxAllow)
+	}
+	for _, a := range allow {
+		ip := net.ParseIP(a)
+		switch {
+		case ip == nil:
+			return fmt.Errorf("allow %q: not an IP address (names are never resolved)", a)
+		case ip.IsUnspecified(), ip.IsMulticast(), ip.IsInterfaceLocalMulticast(), ip.Equal(net.IPv4bcast):
+			return fmt.Errorf("allow %q: not the address of one host", a)
+		}
+	}
+	return nil
+}
+
+// allowed reports whether ip is loopback or in allow.
+func allowed(ip net.IP, allow []string) bool {
+	if ip.IsLoopback() {
+		return true
+	}
+	for _, a := range allow {
+		if ip.Equal(net.ParseIP(a)) {
+			return true
+		}
+	}
+	return false
+}
 
 // TargetAddr checks that rawURL is an http URL on a loopback host and
 // returns its host:port. It resolves nothing but "localhost", and accepts
 // that name only if it resolves to loopback addresses alone.
 func TargetAddr(rawURL string) (string, error) {
+	return TargetAddrAllowed(rawURL, nil)
+}
+
+// TargetAddrAllowed is [TargetAddr] that also accepts an IP literal listed
+// in allow (see Spec.Allow). Names other than localhost are refused even
+// when they would resolve to an allowed address.
+func TargetAddrAllowed(rawURL string, allow []string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "", fmt.Errorf("url %q: %w", rawURL, err)
@@ -293,15 +344,15 @@ func TargetAddr(rawURL string) (string, error) {
 		return net.JoinHostPort("localhost", port), nil
 	}
 	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
+	if ip == nil || !allowed(ip, allow) {
 		return "", fmt.Errorf("url %q: %w", rawURL, ErrNotLoopback)
 	}
 	return net.JoinHostPort(ip.String(), port), nil
 }
 
-// resolve turns a host:port from TargetAddr into a socket address, again
-// refusing anything off loopback.
-func resolve(hostport string) (*net.TCPAddr, error) {
+// resolve turns a host:port from TargetAddrAllowed into a socket address,
+// again refusing anything off loopback that allow does not list.
+func resolve(hostport string, allow []string) (*net.TCPAddr, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return nil, err
@@ -328,7 +379,7 @@ func resolve(hostport string) (*net.TCPAddr, error) {
 		return nil, fmt.Errorf("localhost resolves to nothing")
 	}
 	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
+	if ip == nil || !allowed(ip, allow) {
 		return nil, fmt.Errorf("%s: %w", host, ErrNotLoopback)
 	}
 	return &net.TCPAddr{IP: ip, Port: p}, nil

@@ -177,3 +177,67 @@ func TestRequestSizeBounds(t *testing.T) {
 		t.Errorf("joined {vary}: %d variants, err %v", len(r.variants), err)
 	}
 }
+
+// TestAllowList: a driver's allow-list lets the spec name exactly the
+// listed IP literals besides loopback; any other address, a name that
+// is not localhost, and a list entry that is not the address of one host
+// are refused before anything is sent.
+func TestAllowList(t *testing.T) {
+	t.Parallel()
+	base := Spec{Connections: 1, Duration: Duration(time.Second)}
+	ok := []struct {
+		url   string
+		allow []string
+	}{
+		{"http://10.213.0.1:8080/x", []string{"10.213.0.1"}},
+		{"http://[fd00::1]:80/", []string{"fd00::1"}},
+		{"http://127.0.0.1:8080/", []string{"10.213.0.1"}}, // loopback stays allowed
+		{"http://10.213.0.1:8080/", []string{"192.0.2.7", "10.213.0.1"}},
+	}
+	for _, c := range ok {
+		s := base
+		s.URL, s.Allow = c.url, c.allow
+		if err := s.Validate(); err != nil {
+			t.Errorf("url %s allow %v: %v", c.url, c.allow, err)
+		}
+	}
+	refused := []struct {
+		url   string
+		allow []string
+	}{
+		{"http://10.213.0.1:8080/", nil},
+		{"http://10.213.0.2:8080/", []string{"10.213.0.1"}},
+		{"http://10.213.0.10:8080/", []string{"10.213.0.1"}},
+		{"http://192.168.1.1/", []string{"10.213.0.1"}},
+		{"http://node1:8080/", []string{"10.213.0.1"}},
+		{"http://node1:8080/", []string{"node1"}},
+		{"http://[fd00::2]/", []string{"fd00::1"}},
+	}
+	for _, c := range refused {
+		s := base
+		s.URL, s.Allow = c.url, c.allow
+		if err := s.Validate(); err == nil {
+			t.Errorf("url %s allow %v: accepted", c.url, c.allow)
+		}
+		if _, err := TargetAddrAllowed(c.url, c.allow); !errors.Is(err, ErrNotLoopback) {
+			t.Errorf("TargetAddrAllowed(%s, %v): err = %v, want ErrNotLoopback", c.url, c.allow, err)
+		}
+	}
+	for _, allow := range [][]string{
+		{"0.0.0.0"}, {"::"}, {"255.255.255.255"}, {"224.0.0.1"}, {"ff02::1"}, {"10.0.0.0/8"}, {"*"}, {""},
+		{"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5"},
+	} {
+		s := base
+		s.URL, s.Allow = "http://127.0.0.1:8080/", allow
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "allow") {
+			t.Errorf("allow %v: err = %v, want a refusal of the list", allow, err)
+		}
+	}
+	// The address a run is started with is checked again at the socket.
+	if _, err := resolve("10.213.0.2:80", []string{"10.213.0.1"}); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("resolve off the list: err = %v", err)
+	}
+	if _, err := Run(t.Context(), Spec{URL: "http://10.213.0.2:9/", Allow: []string{"10.213.0.1"}, Connections: 1, Duration: Duration(time.Second)}, nil); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("Run off the list: err = %v, want ErrNotLoopback", err)
+	}
+}

@@ -153,6 +153,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	if werr != nil {
 		return werr
 	}
+	res.Affinity = OwnAffinity()
 	return encodeMessage(out, Message{Type: "result", Result: res})
 }
 
