@@ -175,12 +175,12 @@ func noise(win []pipeline.Interval, seed uint64) (pipeline.Noise, error) {
 	if n < 2*block {
 		return out, nil // too short to resample blocks of it
 	}
-	hists, err := decode(win)
+	hists, same, err := decode(win)
 	if err != nil {
 		return out, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	merged := hdrhistogram.New(1, 60_000_000, 3)
+	m := newMerger(hists, same)
 	var rs, ps []float64
 	pick := make([]int, 0, n)
 	for range Replicates {
@@ -192,46 +192,45 @@ func noise(win []pipeline.Interval, seed uint64) (pipeline.Noise, error) {
 			}
 		}
 		var req, dur int64
-		merged.Reset()
 		for _, i := range pick {
 			req += win[i].Requests
 			dur += win[i].DurationUS
-			for _, b := range hists[i] {
-				merged.RecordValues(b.From, b.Count)
-			}
 		}
 		if dur > 0 {
 			rs = append(rs, float64(req)*1e6/float64(dur))
 		}
-		if merged.TotalCount() > 0 {
-			ps = append(ps, float64(hdrstat.NewDist(merged).Percentile(99)))
+		if p, ok := m.p99(pick); ok {
+			ps = append(ps, float64(p))
 		}
 	}
 	out.RPS, out.P99 = halfWidth(rs), halfWidth(ps)
 	return out, nil
 }
 
-// decode reads each interval's histogram as its non-empty buckets.
-func decode(win []pipeline.Interval) ([][]hdrhistogram.Bar, error) {
+// decode reads each interval's histogram as its non-empty buckets, and
+// says whether all have the load generator's layout (see newMerger).
+func decode(win []pipeline.Interval) ([][]hdrhistogram.Bar, bool, error) {
 	out := make([][]hdrhistogram.Bar, len(win))
+	same := true
 	for i, iv := range win {
 		if iv.Hist == "" {
 			if iv.Requests > 0 {
-				return nil, fmt.Errorf("interval %d: %d requests and no histogram", iv.Index, iv.Requests)
+				return nil, false, fmt.Errorf("interval %d: %d requests and no histogram", iv.Index, iv.Requests)
 			}
 			continue
 		}
 		h, err := hdrstat.Decode(iv.Hist)
 		if err != nil {
-			return nil, fmt.Errorf("interval %d: %w", iv.Index, err)
+			return nil, false, fmt.Errorf("interval %d: %w", iv.Index, err)
 		}
+		same = same && sameLayout(h)
 		for _, b := range h.Distribution() {
 			if b.Count > 0 {
 				out[i] = append(out[i], b)
 			}
 		}
 	}
-	return out, nil
+	return out, same, nil
 }
 
 // halfWidth is half the central 95% of xs relative to their median; -1
