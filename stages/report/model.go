@@ -24,6 +24,9 @@ type metric struct {
 	format        func(float64) string
 	// count is the tail count shown beside a share.
 	count func(*datasets.Cell) (float64, bool)
+	// noise is the cell's measured noise of the metric (a 95% relative
+	// half-width), for the metrics that have one.
+	noise func(*datasets.Cell) (float64, bool)
 }
 
 func i64(p *int64) (float64, bool) {
@@ -43,9 +46,11 @@ func f64(p *float64) (float64, bool) {
 // metrics are the main table's columns, in order.
 var metrics = func() []metric {
 	ms := []metric{
-		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS},
+		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS,
+			noise: func(c *datasets.Cell) (float64, bool) { return f64(c.NoiseRPS) }},
 		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency},
-		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency},
+		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency,
+			noise: func(c *datasets.Cell) (float64, bool) { return f64(c.NoiseP99) }},
 		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency},
 	}
 	for i, us := range datasets.TailThresholdsUS {
@@ -61,6 +66,7 @@ var metrics = func() []metric {
 		metric{key: "rss", title: "RSS load", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSSteadyBytes) }, format: fmtBytes},
 		metric{key: "rss_after", title: "RSS after", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }, format: fmtBytes},
 		metric{key: "cold", title: "cold start", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }, format: fmtColdStart},
+		metric{key: "steady", title: "time to steady", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.SteadyStartUS) }, format: fmtSeconds},
 		metric{key: "cpu", title: "CPU/req", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU},
 	)
 }()
@@ -436,9 +442,25 @@ func windowsOf(cells []datasets.Cell, batch string) string {
 }
 
 // compare runs the verdict of one metric of candidate sample s against
-// baseline sample base, with the batch's noise band.
+// baseline sample base, with the batch's noise band and, for the metrics
+// that have one, each side's measured noise.
 func (b *Batch) compare(m metric, base, s *Sample) stats.Comparison {
-	return stats.Compare(base.values(m), s.values(m), m.lower, b.Noise)
+	return stats.CompareMeasured(base.values(m), s.values(m), m.lower, b.Noise, stats.Noise{Baseline: base.noise(m), Candidate: s.noise(m)})
+}
+
+// noise is the sample's measured noise of m: the median over its measured
+// repeats that have one; NaN for none.
+func (s *Sample) noise(m metric) float64 {
+	if m.noise == nil {
+		return math.NaN()
+	}
+	var vs []float64
+	for _, c := range s.Measured {
+		if v, ok := m.noise(c); ok {
+			vs = append(vs, v)
+		}
+	}
+	return stats.Median(vs)
 }
 
 // preconditions is the batch-wide precondition line every table carries.
