@@ -253,7 +253,7 @@ func (c *Comparison) changes(d *doc) {
 // variant and workload point.
 func (c *Comparison) verdicts(d *doc) {
 	d.h(2, "B against A")
-	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, for throughput and p99 inside the noise both sides measured in their kept windows (the two 95%% half-widths added), or not significant (Mann-Whitney U, p shown) with %d or more repeats. Unfair cells are marked UNFAIR.", stats.MinSamples)
+	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, for throughput and p99 inside what both sides' kept windows measured of themselves (each side's noise, a 95%% half-width, or its drift across the window if larger; the two added), or not significant (Mann-Whitney U, p shown) with %d or more repeats. Unfair cells are marked UNFAIR.", stats.MinSamples)
 	if len(c.rows) == 0 {
 		d.p("No cell was measured in both runs.")
 		return
@@ -311,7 +311,7 @@ func (c *Comparison) indicative(d *doc) {
 }
 
 // noiseTies lists the differences beyond the declared band and the spread
-// that the measured noise of the two runs' cells made ties.
+// that the measured noise (or drift) of the two runs' cells made ties.
 func (c *Comparison) noiseTies(d *doc) {
 	var items []string
 	for _, r := range c.rows {
@@ -319,12 +319,12 @@ func (c *Comparison) noiseTies(d *doc) {
 			if cmp.Verdict != stats.Tie || math.IsNaN(cmp.Measured) || math.Abs(cmp.Delta) <= cmp.Band+1e-12 || math.Abs(cmp.Delta) > cmp.Measured+1e-12 {
 				continue
 			}
-			items = append(items, fmt.Sprintf("%s %s %s: %s %.2fx is inside the measured noise (A ±%.1f%%, B ±%.1f%%)",
+			items = append(items, fmt.Sprintf("%s %s %s: %s %.2fx is inside the measured noise or drift (A ±%.1f%%, B ±%.1f%%)",
 				r.Batch, r.Variant, r.Point.Label(), metricByKey(compareMetrics[i]).title, cmp.Ratio, 100*cmp.NoiseBaseline, 100*cmp.NoiseCandidate))
 		}
 	}
 	if len(items) > 0 {
-		d.p("Ties by measured noise: outside the declared band, inside what the cells measured of themselves:")
+		d.p("Ties by measured noise or drift: outside the declared band, inside what the cells measured of themselves:")
 		d.list(items)
 	}
 }

@@ -24,8 +24,8 @@ type metric struct {
 	format        func(float64) string
 	// count is the tail count shown beside a share.
 	count func(*datasets.Cell) (float64, bool)
-	// noise is the cell's measured noise of the metric (a 95% relative
-	// half-width), for the metrics that have one.
+	// noise is the cell's measured uncertainty of the metric (a relative
+	// half-width, see uncertainty), for the metrics that have one.
 	noise func(*datasets.Cell) (float64, bool)
 }
 
@@ -43,14 +43,26 @@ func f64(p *float64) (float64, bool) {
 	return *p, true
 }
 
+// uncertainty is how well a cell's kept window knows a figure, as a
+// relative half-width: the larger of the window's measured noise (the
+// bootstrap's 95% half-width) and its drift across the window (a window
+// that rose 29% from its first third to its last gives a figure that
+// depends on where it was cut by about as much, which a bootstrap of the
+// drifting intervals does not see). Unknown without either.
+func uncertainty(noise, drift *float64) (float64, bool) {
+	n, okN := f64(noise)
+	d, okD := f64(drift)
+	return max(n, math.Abs(d)), okN || okD
+}
+
 // metrics are the main table's columns, in order.
 var metrics = func() []metric {
 	ms := []metric{
 		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS,
-			noise: func(c *datasets.Cell) (float64, bool) { return f64(c.NoiseRPS) }},
+			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c.NoiseRPS, c.KeptChange) }},
 		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency},
 		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency,
-			noise: func(c *datasets.Cell) (float64, bool) { return f64(c.NoiseP99) }},
+			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c.NoiseP99, c.P99KeptChange) }},
 		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency},
 	}
 	for i, us := range datasets.TailThresholdsUS {
@@ -443,13 +455,13 @@ func windowsOf(cells []datasets.Cell, batch string) string {
 
 // compare runs the verdict of one metric of candidate sample s against
 // baseline sample base, with the batch's noise band and, for the metrics
-// that have one, each side's measured noise.
+// that have one, each side's measured noise or drift.
 func (b *Batch) compare(m metric, base, s *Sample) stats.Comparison {
 	return stats.CompareMeasured(base.values(m), s.values(m), m.lower, b.Noise, stats.Noise{Baseline: base.noise(m), Candidate: s.noise(m)})
 }
 
-// noise is the sample's measured noise of m: the median over its measured
-// repeats that have one; NaN for none.
+// noise is the sample's measured uncertainty of m: the median over its
+// measured repeats that have one; NaN for none.
 func (s *Sample) noise(m metric) float64 {
 	if m.noise == nil {
 		return math.NaN()

@@ -144,7 +144,7 @@ func build(t *tables, baseline string) (*doc, []string) {
 	d := &doc{}
 	notes := slices.Clone(t.notes)
 	d.h(1, "yardstick report: %s, run %s", t.meta.Experiment, t.meta.RunID)
-	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Numbers are compared only inside a batch; ties are differences inside the declared noise band, the spread of the repeats or, for throughput and p99, the noise both cells measured in their kept windows; `max` is shown, never ranked.",
+	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Numbers are compared only inside a batch; ties are differences inside the declared noise band, the spread of the repeats or, for throughput and p99, what both cells' kept windows measured of themselves (noise, or drift if larger); `max` is shown, never ranked.",
 		t.meta.Experiment, t.meta.RunID, t.meta.SchemaVersion, orDash(t.meta.Version))
 
 	batches := buildBatches(t, baseline)
@@ -432,9 +432,9 @@ func verdicts(d *doc, b *Batch) {
 		return
 	}
 	if b.Baseline != nil {
-		d.p("Verdicts against %s, throughput and p99 at each workload point (a tie: inside the noise band of %s, the spread of the repeats or the measured noise of both sides, or not significant).%s", b.Baseline.Label, fmtPct(b.Noise), indicative(b))
+		d.p("Verdicts against %s, throughput and p99 at each workload point (a tie: inside the noise band of %s, the spread of the repeats or the measured noise or drift of both sides, or not significant).%s", b.Baseline.Label, fmtPct(b.Noise), indicative(b))
 	} else {
-		d.p("Verdicts between the variants, throughput and p99 at each workload point (a tie: the best is inside the noise band of %s, the spread of the runner-up or the measured noise of both).%s", fmtPct(b.Noise), indicative(b))
+		d.p("Verdicts between the variants, throughput and p99 at each workload point (a tie: the best is inside the noise band of %s, the spread of the runner-up or the measured noise or drift of both).%s", fmtPct(b.Noise), indicative(b))
 	}
 	d.list(items)
 }
@@ -510,7 +510,7 @@ func results(d *doc, b *Batch) {
 
 func ratios(d *doc, b *Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	d.p("Candidate / baseline of the medians (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, for throughput and p99 inside the measured noise of both sides added, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
+	d.p("Candidate / baseline of the medians (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, for throughput and p99 inside the measured noise (or drift, if larger) of both sides added, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
 	var warned []string
 	for _, p := range b.Points {
 		base := b.Sample(b.Baseline, p)
