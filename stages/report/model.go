@@ -433,18 +433,33 @@ func configOf(c *datasets.Cell) string {
 }
 
 // windowsOf describes the batch's windows from the cells table's
-// warmup_us, measure_us and discard_head_us, listing each distinct set.
+// warmup_us, measure_us and discard_head_us, listing each distinct set;
+// adaptive warm-ups (warmup_auto) are one set, "warm-up auto", with the
+// range the cells took.
 func windowsOf(cells []datasets.Cell, batch string) string {
 	var seen []string
+	auto := map[string][2]int64{} // measure and discard head -> warm-up range
 	for i := range cells {
 		c := &cells[i]
 		if c.Batch != batch || c.WarmupUS == nil || c.MeasureUS == nil || c.DiscardHeadUS == nil {
 			continue
 		}
-		s := fmt.Sprintf("warm-up %s, measure %s, discard head %s", fmtDurUS(*c.WarmupUS), fmtDurUS(*c.MeasureUS), fmtDurUS(*c.DiscardHeadUS))
+		rest := fmt.Sprintf("measure %s, discard head %s", fmtDurUS(*c.MeasureUS), fmtDurUS(*c.DiscardHeadUS))
+		if c.WarmupAuto != nil && *c.WarmupAuto {
+			r, ok := auto[rest]
+			if !ok {
+				r = [2]int64{*c.WarmupUS, *c.WarmupUS}
+			}
+			auto[rest] = [2]int64{min(r[0], *c.WarmupUS), max(r[1], *c.WarmupUS)}
+			continue
+		}
+		s := "warm-up " + fmtDurUS(*c.WarmupUS) + ", " + rest
 		if !slices.Contains(seen, s) {
 			seen = append(seen, s)
 		}
+	}
+	for rest, r := range auto {
+		seen = append(seen, fmt.Sprintf("warm-up auto (%s to %s), %s", fmtDurUS(r[0]), fmtDurUS(r[1]), rest))
 	}
 	if len(seen) == 0 {
 		return "not measured"

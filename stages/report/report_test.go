@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"yardstick/datasets"
 	"yardstick/internal/synthrun"
 )
 
@@ -409,4 +410,23 @@ func corrupt(b []byte) []byte {
 		c[i] ^= 0x5a
 	}
 	return c
+}
+
+// Adaptive warm-ups differ per cell: the preconditions say "warm-up
+// auto" with the range once, not one window set per cell.
+func TestWindowsOfAutoWarmup(t *testing.T) {
+	us := func(v int64) *int64 { return &v }
+	yes, no := true, false
+	cells := []datasets.Cell{
+		{Batch: "b", WarmupUS: us(1_200_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &yes},
+		{Batch: "b", WarmupUS: us(3_400_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &yes},
+		{Batch: "b", WarmupUS: us(2_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &yes},
+		{Batch: "b", WarmupUS: us(2_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &no},
+		{Batch: "other", WarmupUS: us(9_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000)},
+	}
+	got := windowsOf(cells, "b")
+	want := "warm-up 2s, measure 5s, discard head 1s; warm-up auto (1.2s to 3.4s), measure 5s, discard head 1s"
+	if got != want {
+		t.Errorf("windowsOf: %q, want %q", got, want)
+	}
 }
