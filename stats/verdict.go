@@ -120,7 +120,9 @@ func Compare(baseline, candidate []float64, lowerIsBetter bool, noiseBand float6
 
 // Noise is the measured noise of the two sides of a comparison: the
 // relative half-width of a 95% interval of each side's figure (0.05 is
-// ±5%); NaN or a negative value where it is unknown.
+// ±5%); NaN or a negative value where it is unknown. A caller that knows
+// a figure less well than its interval says passes more: the report
+// passes the larger of a kept window's noise and its drift.
 type Noise struct {
 	Baseline, Candidate float64
 }
