@@ -1,26 +1,40 @@
 // Package stats holds the statistics every stage shares: medians and
 // spreads of repeats, and verdicts that compare two samples of one metric,
-// a baseline and a candidate, the way benchstat does, with one addition
-// docs/methodology.md#noise asks for: a declared noise band.
+// a baseline and a candidate, the way benchstat does, with two additions
+// docs/methodology.md#noise asks for: a declared noise band, and the noise
+// each side measured in its own kept window.
 //
 // A sample is the values of one metric over the repeats of one
 // configuration (three repeats of the same cell give three values). The
 // comparison takes the median of each sample and their ratio, then decides:
 //
-//  1. Inside the noise: when |ratio - 1| is at most the larger of the
-//     declared noise band and the observed spread of the repeats
+//  1. Inside the declared noise: when |ratio - 1| is at most the larger of
+//     the declared noise band and the observed spread of the repeats
 //     ((max - min) / median of either sample), the verdict is [Tie]. Three
 //     identical runs that spread 7.1% cannot tell 1.01x from 1.00x.
-//  2. Not significant: when both samples have at least [MinSamples] values,
+//  2. Inside the measured noise: when each side's kept window measured its
+//     own noise (the relative half-width of a 95% interval of its figure,
+//     see package stats/steady) and |ratio - 1| is at most the two
+//     half-widths added, the verdict is [Tie] too: the two sides' 95%
+//     intervals overlap (to first order), so identical code measured twice
+//     on a noisy machine gets no verdict. A 20% difference between two
+//     sides of ±15% each is a tie; between two sides of ±3% it is not.
+//     [CompareMeasured] takes the half-widths; [Compare] has none.
+//  3. Not significant: when both samples have at least [MinSamples] values,
 //     a two-sided Mann-Whitney U test (exact without ties, normal
 //     approximation with tie correction otherwise) must reject "same
 //     distribution" at [Alpha]; otherwise the verdict is [Tie] too.
-//  3. Otherwise the candidate is [Better] or [Worse], by the metric's
+//  4. Otherwise the candidate is [Better] or [Worse], by the metric's
 //     direction: for a lower-is-better metric (latency, memory) a ratio
 //     below 1 is better.
 //
+// A verdict from fewer than [MinRepeats] values on a side is indicative
+// ([Comparison.Indicative]): one or two repeats say nothing of how the
+// next run would come out, whatever the bands.
+//
 // A tie renders as "~", like benchstat's insignificant delta. Caveats (too
-// few samples for a test, a zero baseline) are data: [Comparison.Warnings].
+// few samples for a test, a zero baseline) are data:
+// [Comparison.Warnings].
 //
 // The package knows nothing of reports, tables or runs; the execute,
 // fairness and report stages and the load generator benchmark use it.
@@ -48,6 +62,10 @@ const MinSamples = 5
 // Alpha is the significance level of the test.
 const Alpha = 0.05
 
+// MinRepeats is the number of values each side needs before a verdict is
+// more than indicative.
+const MinRepeats = 3
+
 // A Comparison is the outcome of comparing a candidate sample with a
 // baseline sample.
 type Comparison struct {
@@ -64,8 +82,17 @@ type Comparison struct {
 	// when better: Ratio for a higher-is-better metric, 1 / Ratio for a
 	// lower-is-better one.
 	Advantage float64
-	// Band is the tie band that applied: max(noise band, Spread).
+	// Band is the declared tie band that applied: max(noise band, Spread).
 	Band float64
+	// Measured is the measured-noise tie band that applied: the two
+	// sides' 95% half-widths added; NaN when either side's noise is
+	// unknown (then only Band applied).
+	Measured float64
+	// NoiseBaseline and NoiseCandidate are the sides' measured noise, as
+	// given (NaN: unknown).
+	NoiseBaseline, NoiseCandidate float64
+	// Indicative says a side had fewer than MinRepeats values.
+	Indicative bool
 	// Spread is the larger observed relative spread, (max - min) / median,
 	// of the two samples; 0 with single values.
 	Spread float64
@@ -88,8 +115,26 @@ func (c Comparison) Tested() bool { return !math.IsNaN(c.P) }
 // higher is better, with the declared relative noise band (0.07 for 7%).
 // NaN and infinite values are dropped (with a warning).
 func Compare(baseline, candidate []float64, lowerIsBetter bool, noiseBand float64) Comparison {
+	return CompareMeasured(baseline, candidate, lowerIsBetter, noiseBand, Noise{Baseline: math.NaN(), Candidate: math.NaN()})
+}
+
+// Noise is the measured noise of the two sides of a comparison: the
+// relative half-width of a 95% interval of each side's figure (0.05 is
+// ±5%); NaN or a negative value where it is unknown. A caller that knows
+// a figure less well than its interval says passes more: the report
+// passes the larger of a kept window's noise and its drift.
+type Noise struct {
+	Baseline, Candidate float64
+}
+
+// CompareMeasured is Compare with the sides' measured noise: a difference
+// inside the two half-widths added is a tie as well (see the package
+// doc). An unknown noise on either side leaves the declared band alone to
+// decide (Measured is then NaN: the caller says so where it matters).
+func CompareMeasured(baseline, candidate []float64, lowerIsBetter bool, noiseBand float64, noise Noise) Comparison {
 	c := Comparison{P: math.NaN(), Ratio: math.NaN(), Delta: math.NaN(), Advantage: math.NaN(),
-		Baseline: math.NaN(), Candidate: math.NaN()}
+		Baseline: math.NaN(), Candidate: math.NaN(), Measured: math.NaN(),
+		NoiseBaseline: known(noise.Baseline), NoiseCandidate: known(noise.Candidate)}
 	base, dropped := finite(baseline)
 	cand, d2 := finite(candidate)
 	if dropped+d2 > 0 {
@@ -106,6 +151,10 @@ func Compare(baseline, candidate []float64, lowerIsBetter bool, noiseBand float6
 	c.Baseline, c.Candidate = Median(base), Median(cand)
 	c.Spread = max(Spread(base), Spread(cand))
 	c.Band = max(noiseBand, c.Spread)
+	c.Indicative = len(base) < MinRepeats || len(cand) < MinRepeats
+	if !math.IsNaN(c.NoiseBaseline) && !math.IsNaN(c.NoiseCandidate) {
+		c.Measured = c.NoiseBaseline + c.NoiseCandidate
+	}
 	switch {
 	case c.Baseline == 0 && c.Candidate == 0:
 		c.Ratio = 1
@@ -122,6 +171,9 @@ func Compare(baseline, candidate []float64, lowerIsBetter bool, noiseBand float6
 		c.Advantage = 1 / c.Ratio
 	}
 	tie := math.Abs(c.Delta) <= c.Band+1e-12
+	if !math.IsNaN(c.Measured) && math.Abs(c.Delta) <= c.Measured+1e-12 {
+		tie = true
+	}
 	if len(base) >= MinSamples && len(cand) >= MinSamples {
 		c.P = MannWhitneyU(base, cand)
 		if c.P > Alpha {
@@ -142,6 +194,14 @@ func Compare(baseline, candidate []float64, lowerIsBetter bool, noiseBand float6
 		c.Symbol = fmt.Sprintf("%+.1f%%", 100*c.Delta)
 	}
 	return c
+}
+
+// known is v when it is a finite measured noise (>= 0), else NaN.
+func known(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return math.NaN()
+	}
+	return v
 }
 
 // Median is the median of xs (the mean of the middle two for an even

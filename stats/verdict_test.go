@@ -140,3 +140,58 @@ func TestMannWhitneyKnownValues(t *testing.T) {
 		t.Errorf("interleaved: p = %v", p)
 	}
 }
+
+// A 20% difference between two sides whose kept windows each measured
+// ±15% noise is a tie, even far outside a 7% declared band; the same
+// difference between two sides of ±3% is a verdict. The measured-noise
+// band applies in both directions and to lower-is-better metrics.
+func TestMeasuredNoiseDecides(t *testing.T) {
+	for _, tc := range []struct {
+		base, cand     float64
+		lower          bool
+		noise          float64
+		want           string
+		wantMeasured   float64
+		wantIndicative bool
+	}{
+		{10000, 12000, false, 0.15, Tie, 0.30, true},
+		{10000, 12000, false, 0.03, Better, 0.06, true},
+		{12000, 10000, false, 0.15, Tie, 0.30, true},
+		{12000, 10000, false, 0.03, Worse, 0.06, true},
+		{1000, 1200, true, 0.15, Tie, 0.30, true},
+		{1000, 1200, true, 0.03, Worse, 0.06, true},
+	} {
+		c := CompareMeasured([]float64{tc.base}, []float64{tc.cand}, tc.lower, 0.07, Noise{Baseline: tc.noise, Candidate: tc.noise})
+		if c.Verdict != tc.want || !near(c.Measured, tc.wantMeasured, 1e-12) || c.Indicative != tc.wantIndicative {
+			t.Errorf("%v -> %v (lower %v), noise ±%v each: %s (measured band %v, indicative %v), want %s",
+				tc.base, tc.cand, tc.lower, tc.noise, c.Verdict, c.Measured, c.Indicative, tc.want)
+		}
+	}
+	// The declared band still applies when the measured noise is smaller.
+	if c := CompareMeasured([]float64{100}, []float64{105}, false, 0.07, Noise{Baseline: 0.01, Candidate: 0.01}); c.Verdict != Tie {
+		t.Errorf("5%% inside the 7%% band with ±1%% noise: %s", c.Verdict)
+	}
+	// Unknown noise on one side (NaN or negative, as "too short"): the
+	// declared band alone decides.
+	for _, n := range []Noise{{Baseline: math.NaN(), Candidate: 0.15}, {Baseline: 0.15, Candidate: -1}} {
+		c := CompareMeasured([]float64{100}, []float64{120}, false, 0.07, n)
+		if c.Verdict != Better || !math.IsNaN(c.Measured) {
+			t.Errorf("noise %+v: %s, measured band %v; want better, NaN", n, c.Verdict, c.Measured)
+		}
+	}
+	// Compare is CompareMeasured without measured noise.
+	if c := Compare([]float64{100}, []float64{120}, false, 0.07); c.Verdict != Better || !math.IsNaN(c.Measured) {
+		t.Errorf("Compare: %s, measured %v", c.Verdict, c.Measured)
+	}
+}
+
+// Fewer than MinRepeats values on either side make a verdict indicative.
+func TestIndicativeBelowThreeRepeats(t *testing.T) {
+	three := []float64{100, 101, 102}
+	if c := Compare(three, []float64{150, 151, 152}, false, 0.07); c.Indicative {
+		t.Error("3 and 3 repeats: indicative")
+	}
+	if c := Compare(three, []float64{150, 151}, false, 0.07); !c.Indicative || c.Verdict != Better {
+		t.Errorf("3 and 2 repeats: indicative %v verdict %s, want true better", c.Indicative, c.Verdict)
+	}
+}

@@ -88,10 +88,6 @@ fixture: {
 }
 `
 
-// warmSeconds are the seconds before the kept window: warm-up and the
-// discarded head.
-const warmSeconds = int((warmup + discard) / time.Second)
-
 // measureDatasets is the datasets fixture's model: every cell has about
 // the same load, its numbers varied by its sequence number.
 func measureDatasets(m *measurement) error {
@@ -104,31 +100,51 @@ func measureDatasets(m *measurement) error {
 		return err
 	}
 	m.cp.Load = datasetsLoad(m.cell, l, hist)
-	m.cp.Intervals = datasetsIntervals(l.perSec)
+	if m.cp.Intervals, err = datasetsIntervals(l.perIv); err != nil {
+		return err
+	}
+	m.cp.Steady = analyze(m)
 	m.cp.Samples = datasetsSamples(m.cp.Window)
 	datasetsTarget(m.cell, l.n, m.cp)
 	return nil
 }
 
 // latencies are a cell's recorded requests: the kept window's histogram,
-// one per second of the load, the count and the errors.
+// one per interval of the load, the count and the errors.
 type latencies struct {
-	whole  *hdrhistogram.Histogram
-	perSec []*hdrhistogram.Histogram
-	n      int
-	errs   int64
+	whole *hdrhistogram.Histogram
+	perIv []*hdrhistogram.Histogram
+	n     int
+	errs  int64
 }
+
+// drifting is the cell whose throughput still rises through its kept
+// window (a JIT-like ramp, +40% from its first interval to its last): the
+// one the steady-state columns flag.
+const drifting = "closed/jvm-zgc/c8-p128/r1"
 
 // datasetsLatencies draws a log-normal body around 400-900 us with a 1%
 // tail out to tens of milliseconds. The request count is chosen so that
 // p99's rank, 0.99 x count, has a fraction below .5 for some cells: where
 // HdrHistogram's Go and Java/JavaScript percentile conventions differ.
+// The requests spread evenly over the kept intervals, but for the
+// drifting cell's, denser towards the end.
 func datasetsLatencies(m *measurement) (*latencies, error) {
 	seq := m.cell.Seq
 	keptSeconds := int((measure - discard) / time.Second)
-	l := &latencies{whole: newHist(), perSec: make([]*hdrhistogram.Histogram, 7)}
-	for i := range l.perSec {
-		l.perSec[i] = newHist()
+	l := &latencies{whole: newHist(), perIv: make([]*hdrhistogram.Histogram, loadIntervals)}
+	for i := range l.perIv {
+		l.perIv[i] = newHist()
+	}
+	kept := loadIntervals - keptFrom
+	place := func(i int) int { return keptFrom + i*kept/l.n }
+	if m.cell.Name == drifting {
+		// The inverse of the density 1 + a x on [0, 1): a = 0.4.
+		const a = 0.4
+		place = func(i int) int {
+			u := float64(i) / float64(l.n)
+			return keptFrom + int(float64(kept)*(math.Sqrt(1+a*(a+2)*u)-1)/a)
+		}
 	}
 	l.n = 4000*keptSeconds + 60 + seq*7
 	body := 400 + 60*float64(seq%4)
@@ -144,7 +160,7 @@ func datasetsLatencies(m *measurement) (*latencies, error) {
 		if err := l.whole.RecordValue(us); err != nil {
 			return nil, err
 		}
-		_ = l.perSec[warmSeconds+i*keptSeconds/l.n].RecordValue(us)
+		_ = l.perIv[min(place(i), loadIntervals-1)].RecordValue(us)
 		if m.rng.Float64() < 0.001 {
 			l.errs++
 		}
@@ -179,34 +195,25 @@ func datasetsLoad(c *pipeline.Cell, l *latencies, hist string) *pipeline.Load {
 	return load
 }
 
-// datasetsIntervals are the load's intervals, a second each: the warm-up
-// ones with fewer requests and fixed latencies, the kept ones from their
-// histograms.
-func datasetsIntervals(perSec []*hdrhistogram.Histogram) []pipeline.Interval {
+// datasetsIntervals are the load's 100 ms intervals: the warm-up ones
+// with fewer requests, fixed latencies and no histogram, the kept ones
+// from their histograms.
+func datasetsIntervals(perIv []*hdrhistogram.Histogram) ([]pipeline.Interval, error) {
 	var out []pipeline.Interval
-	for s, ph := range perSec {
-		sec := pipeline.Interval{
-			Index: s, StartUS: int64(s) * 1e6, DurationUS: 1e6,
-			InWindow:   s >= warmSeconds,
-			Sampled:    true,
-			RSSBytes:   (48 << 20) + int64(s)*(1<<20),
-			CPUSeconds: 0.9 + 0.001*float64(s),
+	for i, h := range perIv {
+		iv, err := intervalOf(i, h)
+		if err != nil {
+			return nil, err
 		}
-		if s < warmSeconds {
-			sec.Requests = int64(3000 + 100*s)
-			sec.P50US, sec.P99US, sec.MaxUS = 800, 4000, 9000
-		} else {
-			pd := hdrstat.NewDist(ph)
-			sec.Requests = ph.TotalCount()
-			sec.P50US, sec.P99US, sec.MaxUS = pd.Percentile(50), pd.Percentile(99), pd.Max()
-			enc, err := hdrstat.Encode(ph)
-			if err == nil {
-				sec.Hist = enc
-			}
+		if i < keptFrom {
+			iv.Requests = int64(300 + 3*i)
+			iv.P50US, iv.P99US, iv.MaxUS = 800, 4000, 9000
 		}
-		out = append(out, sec)
+		iv.RSSBytes = (48 << 20) + int64(i)*(100<<10)
+		iv.CPUSeconds = 0.09 + 0.0001*float64(i)
+		out = append(out, iv)
 	}
-	return out
+	return out, nil
 }
 
 // datasetsSamples are 70 /proc samples, 100 ms apart from the load's start.

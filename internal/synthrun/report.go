@@ -100,19 +100,42 @@ type profile struct {
 	rssAfterMiB  float64
 	coldMS       float64
 	cpuPerReqUS  float64
-	ramp         [3]float64 // warm-up seconds' throughput relative to steady
-	heapRSSRatio float64    // RSS grows with the heap by this share of it
+	ramp         []level // the first cell of a start: throughput relative to steady
+	heapRSSRatio float64 // RSS grows with the heap by this share of it
+}
+
+// A level is a ramp's throughput, relative to steady, until a second of
+// the load.
+type level struct{ until, f float64 }
+
+// at is the ramp's level t seconds into the load: 1 after its last step.
+func at(ramp []level, t float64) float64 {
+	for _, l := range ramp {
+		if t < l.until {
+			return l.f
+		}
+	}
+	return 1
 }
 
 var profiles = map[string]profile{
-	"go":      {rps8: 9000, rps32: 10400, tail: 0.002, tailMS: 4, rssMiB: 38, rssAfterMiB: 21, coldMS: 6, cpuPerReqUS: 96, ramp: [3]float64{0.97, 1, 1}},
-	"jvm-g1":  {rps8: 9250, rps32: 12600, tail: 0.016, tailMS: 14, rssMiB: 310, rssAfterMiB: 305, coldMS: 640, cpuPerReqUS: 88, ramp: [3]float64{0.22, 0.55, 0.85}, heapRSSRatio: 0.9},
-	"jvm-zgc": {rps8: 7600, rps32: 9000, tail: 0.004, tailMS: 6, rssMiB: 420, rssAfterMiB: 418, coldMS: 700, cpuPerReqUS: 118, ramp: [3]float64{0.2, 0.5, 0.8}},
+	// Flat from the start.
+	"go": {rps8: 9000, rps32: 10400, tail: 0.002, tailMS: 4, rssMiB: 38, rssAfterMiB: 21, coldMS: 6, cpuPerReqUS: 96},
+	// JIT tiers during the warm-up, steady from 1.8 s: before its kept
+	// window (3 s).
+	"jvm-g1": {rps8: 9250, rps32: 12600, tail: 0.016, tailMS: 14, rssMiB: 310, rssAfterMiB: 305, coldMS: 640, cpuPerReqUS: 88,
+		ramp: []level{{0.6, 0.22}, {1.2, 0.55}, {1.8, 0.85}}, heapRSSRatio: 0.9},
+	// Still warming up through its kept window (+25% inside it): the
+	// cell the steady_state check and the report's not-steady words are
+	// about.
+	"jvm-zgc": {rps8: 7600, rps32: 9000, tail: 0.004, tailMS: 6, rssMiB: 420, rssAfterMiB: 418, coldMS: 700, cpuPerReqUS: 118,
+		ramp: []level{{0.6, 0.2}, {1.2, 0.5}, {3.5, 0.7}, {5, 0.8}, {6, 0.9}}},
 }
 
 // reportFairness passes the processors check of every batch and fails
-// the Nagle floor check of the unfair cell.
-func reportFairness(f *Fixture, p *pipeline.Plan) []pipeline.FairnessRow {
+// the Nagle floor check of the unfair cell; the steady_state and noise
+// rows are the fairness stage's own, from the checkpoints.
+func reportFairness(f *Fixture, p *pipeline.Plan, cps map[string]*pipeline.Checkpoint) []pipeline.FairnessRow {
 	var rows []pipeline.FairnessRow
 	for _, b := range p.Batches {
 		rows = append(rows, pipeline.FairnessRow{Check: "processors", Scope: "batch", Batch: b.Name,
@@ -125,7 +148,7 @@ func reportFairness(f *Fixture, p *pipeline.Plan) []pipeline.FairnessRow {
 				Detail: ptr(c.Name + ": p50 43.8 ms sits on the 40 ms Nagle + delayed-ACK floor")})
 		}
 	}
-	return rows
+	return append(rows, steadyRows(p, cps)...)
 }
 
 // measureReport is the report fixture's model: each variant's profile at
@@ -144,13 +167,11 @@ func measureReport(m *measurement) error {
 		rps *= 0.8
 	}
 	rps *= 1 + 0.015*m.rng.NormFloat64()
-	keptS := (measure - discard).Seconds()
-	n := int(rps * keptS)
 	body := float64(c.Point.Concurrency) / rps * 1e6 * 0.8 // us, Little's law
-	if err := reportLoad(m, pr, n, body, keptS); err != nil {
+	n, err := reportLoad(m, pr, rps, body)
+	if err != nil {
 		return err
 	}
-	m.cp.Intervals = reportIntervals(m, pr, rps, body)
 	for i := 0; i < 10; i++ {
 		t := m.cp.Window.LoadStart.Add(time.Duration(i) * 700 * time.Millisecond)
 		m.cp.Samples = append(m.cp.Samples, pipeline.Sample{Time: t, InWindow: !t.Before(m.cp.Window.KeptStart) && t.Before(m.cp.Window.KeptEnd),
@@ -190,49 +211,53 @@ func profileOf(p *pipeline.Plan, c *pipeline.Cell) (profile, error) {
 	return pr, nil
 }
 
-// reportLoad records n latencies around body with the profile's tail and
-// fills the load.
-func reportLoad(m *measurement, pr profile, n int, body, keptS float64) error {
-	h := newHist()
-	for i := 0; i < n; i++ {
-		v := body * math.Exp(0.3*m.rng.NormFloat64())
-		if m.rng.Float64() < pr.tail {
-			v = 2_000 + m.rng.ExpFloat64()*pr.tailMS*1000
-		}
-		if err := h.RecordValue(max(int64(v), 1)); err != nil {
-			return err
-		}
+// reportLoad draws the load interval by interval (100 ms each, warm-up
+// included): the first cell of a start (concurrency 8, payload 128)
+// ramps as its profile says, later cells of the same start are warm;
+// each interval's latencies scale with 1/throughput (closed loop, Little's
+// law). The kept window's load is its intervals merged, as the execute
+// stage makes it, and the steady-state analysis is stats/steady's. It
+// returns the kept window's request count.
+func reportLoad(m *measurement, pr profile, rps, body float64) (int64, error) {
+	pt := m.cell.Point
+	var ramp []level
+	if pt.Concurrency == 8 && pt.Payload != nil && *pt.Payload == 128 {
+		ramp = pr.ramp
 	}
-	hist, err := hdrstat.Encode(h)
+	whole := newHist()
+	for i := range loadIntervals {
+		f := at(ramp, interval.Seconds()*float64(i)) * (1 + 0.02*m.rng.NormFloat64())
+		h := newHist()
+		for range int(rps * f * interval.Seconds()) {
+			v := body / f * math.Exp(0.3*m.rng.NormFloat64())
+			if m.rng.Float64() < pr.tail {
+				v = 2_000 + m.rng.ExpFloat64()*pr.tailMS*1000
+			}
+			if err := h.RecordValue(max(int64(v), 1)); err != nil {
+				return 0, err
+			}
+		}
+		iv, err := intervalOf(i, h)
+		if err != nil {
+			return 0, err
+		}
+		iv.RSSBytes = int64(pr.rssMiB*(1<<20)) - int64(30-min(i, 30))<<15
+		iv.CPUSeconds = float64(iv.Requests) * pr.cpuPerReqUS / 1e6
+		if iv.InWindow {
+			whole.Merge(h)
+		}
+		m.cp.Intervals = append(m.cp.Intervals, iv)
+	}
+	hist, err := hdrstat.Encode(whole)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	n, keptS := whole.TotalCount(), (measure - discard).Seconds()
 	m.cp.Load = &pipeline.Load{
-		Mode: m.cell.Point.Mode, Connections: m.cell.Point.Concurrency, Requests: int64(n), DurationS: keptS,
-		RPS: float64(n) / keptS, Latency: summary(h), Hist: hist, ResponseBytes: int64(n) * 180,
+		Mode: pt.Mode, Connections: pt.Concurrency, Requests: n, DurationS: keptS,
+		RPS: float64(n) / keptS, Latency: summary(whole), Hist: hist, ResponseBytes: n * 180,
 		LoadgenCPUS: 2.1, LoadgenDurationS: (warmup + measure).Seconds(), LoadgenCPUs: 1,
 	}
-	return nil
-}
-
-// reportIntervals are the load's intervals, a second each. The first cell of a variant's
-// start (concurrency 8, payload 128) ramps up as its profile says; later
-// cells of the same start are warm.
-func reportIntervals(m *measurement, pr profile, rps, body float64) []pipeline.Interval {
-	pt := m.cell.Point
-	first := pt.Concurrency == 8 && pt.Payload != nil && *pt.Payload == 128
-	var out []pipeline.Interval
-	for s := 0; s < 7; s++ {
-		f := 1 + 0.01*m.rng.NormFloat64()
-		if s < 3 && first {
-			f = pr.ramp[s]
-		}
-		out = append(out, pipeline.Interval{
-			Index: s, StartUS: int64(s) * 1e6, DurationUS: 1e6, Sampled: true,
-			InWindow: s >= 3, Requests: int64(rps * f),
-			P50US: int64(body), P99US: int64(body * 3 / f), MaxUS: int64(body * 8 / f),
-			RSSBytes: int64(pr.rssMiB*(1<<20)) - int64(3-min(s, 3))<<20, CPUSeconds: rps * f * pr.cpuPerReqUS / 1e6,
-		})
-	}
-	return out
+	m.cp.Steady = analyze(m)
+	return n, nil
 }

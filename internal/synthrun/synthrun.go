@@ -60,9 +60,11 @@ type Fixture struct {
 	javaVersion string // the environment's Java version
 	seed        uint64 // second seed of each cell's generator
 	clock       clock
-	failure     string                                                    // a failed cell's error
-	fairness    func(f *Fixture, p *pipeline.Plan) []pipeline.FairnessRow // nil: no fairness.json of its own
-	measure     func(m *measurement) error
+	failure     string // a failed cell's error
+	// fairness makes the fixture's fairness rows from the plan and the
+	// checkpoints; nil: no fairness.json of its own.
+	fairness func(f *Fixture, p *pipeline.Plan, cps map[string]*pipeline.Checkpoint) []pipeline.FairnessRow
+	measure  func(m *measurement) error
 }
 
 // A clock says when a fixture's cells run.
@@ -136,10 +138,11 @@ func (f *Fixture) Write(results string, o Options) (*pipeline.RunDir, *pipeline.
 			return nil, nil, err
 		}
 	}
-	if err := f.writeFairness(rd, p, o.Fairness); err != nil {
+	cps, err := f.writeCells(rd, p, o)
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.writeCells(rd, p, o); err != nil {
+	if err := f.writeFairness(rd, p, cps, o.Fairness); err != nil {
 		return nil, nil, err
 	}
 	if o.Tables {
@@ -164,19 +167,21 @@ func (f *Fixture) environment(p *pipeline.Plan) *pipeline.Environment {
 
 // writeFairness writes fairness.json: the option's bytes, else the
 // fixture's own rows, else nothing.
-func (f *Fixture) writeFairness(rd *pipeline.RunDir, p *pipeline.Plan, own []byte) error {
+func (f *Fixture) writeFairness(rd *pipeline.RunDir, p *pipeline.Plan, cps map[string]*pipeline.Checkpoint, own []byte) error {
 	switch {
 	case own != nil:
 		return pipeline.WriteFileAtomic(rd.Path("fairness.json"), own)
 	case f.fairness != nil:
-		return pipeline.WriteJSONAtomic(rd.Path("fairness.json"), f.fairness(f, p))
+		return pipeline.WriteJSONAtomic(rd.Path("fairness.json"), f.fairness(f, p, cps))
 	}
 	return nil
 }
 
 // writeCells writes the checkpoint of every finished cell and the
-// start.json of every target start they ran in.
-func (f *Fixture) writeCells(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
+// start.json of every target start they ran in, and returns the
+// checkpoints by cell id.
+func (f *Fixture) writeCells(rd *pipeline.RunDir, p *pipeline.Plan, o Options) (map[string]*pipeline.Checkpoint, error) {
+	cps := map[string]*pipeline.Checkpoint{}
 	starts := map[string]*pipeline.StartRecord{}
 	var order []string
 	for i := range p.Cells {
@@ -186,11 +191,12 @@ func (f *Fixture) writeCells(rd *pipeline.RunDir, p *pipeline.Plan, o Options) e
 		c := &p.Cells[i]
 		cp, err := f.Checkpoint(p, c, i+1 == o.Failed || c.Name == f.FailedCell)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := rd.WriteCheckpoint(cp); err != nil {
-			return err
+			return nil, err
 		}
+		cps[c.ID] = cp
 		dir := rd.StartDir(c, 0)
 		if starts[dir] == nil {
 			starts[dir] = startRecord(c, cp)
@@ -202,10 +208,10 @@ func (f *Fixture) writeCells(rd *pipeline.RunDir, p *pipeline.Plan, o Options) e
 	}
 	for _, dir := range order {
 		if err := writeStart(dir, starts[dir]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return cps, nil
 }
 
 // startRecord is the start.json of the start whose first cell is c.
@@ -249,7 +255,7 @@ func (f *Fixture) Checkpoint(p *pipeline.Plan, c *pipeline.Cell, failed bool) (*
 	}
 	loadStart := started.Add(f.clock.loadDelay)
 	cp.Window = &pipeline.Window{
-		Warmup: warmup, Measure: measure, DiscardHead: discard,
+		Warmup: warmup, Measure: measure, DiscardHead: discard, Interval: interval,
 		LoadStart: loadStart, KeptStart: loadStart.Add(warmup + discard), KeptEnd: loadStart.Add(warmup + measure),
 	}
 	cp.Ended = cp.Window.KeptEnd.Add(f.clock.tail)

@@ -154,7 +154,7 @@ func TestHTMLFirstScreen(t *testing.T) {
 	if !(verdict >= 0 && verdict < figure && figure < table) {
 		t.Errorf("want verdicts, then the first chart, then the first table: verdict %d, figure %d, table %d", verdict, figure, table)
 	}
-	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: 1.21x better throughput, 1.70x worse p99</li>") {
+	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: 1.19x better throughput, 1.76x worse p99</li>") {
 		t.Error("report.html lacks the verdict of jvm-g1 against go in words")
 	}
 	open, env, closed := strings.Index(h, "<details>"), strings.Index(h, "environment table"), strings.Index(h, "</details>")

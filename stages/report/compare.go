@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 
 	"yardstick/datasets"
@@ -23,7 +24,7 @@ import (
 
 // compareMetrics are the compared metrics, in output order; max is never
 // ranked, tails and RSS after are left to the report.
-var compareMetrics = []string{"rps", "p50", "p99", "p999", "rss", "cpu", "cold"}
+var compareMetrics = []string{"rps", "p50", "p99", "p999", "rss", "cpu", "cold", "steady"}
 
 // A side is one run of a comparison.
 type side struct {
@@ -75,6 +76,9 @@ type compareRow struct {
 	Comparisons []stats.Comparison
 	// Unfair says a cell of the row is unfair in either run.
 	Unfair bool
+	// NotSteady says which cells of the row were not steady in their
+	// kept window, and why ("A: go at c8-p128 was still warming up ...").
+	NotSteady []string
 }
 
 // A Comparison is two runs joined by cell id.
@@ -155,6 +159,7 @@ func (c *Comparison) joinSample(bb *Batch, s *Sample, inA map[string]*datasets.C
 		return
 	}
 	row.Repeats = len(cand.Measured)
+	row.NotSteady = append(unsteadySide("A", bb, base), unsteadySide("B", bb, cand)...)
 	for _, k := range compareMetrics {
 		row.Comparisons = append(row.Comparisons, bb.compare(metricByKey(k), base, cand))
 	}
@@ -248,7 +253,7 @@ func (c *Comparison) changes(d *doc) {
 // variant and workload point.
 func (c *Comparison) verdicts(d *doc) {
 	d.h(2, "B against A")
-	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU and cold start above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, or not significant (Mann-Whitney U, p shown) with %d or more repeats. Unfair cells are marked UNFAIR.", stats.MinSamples)
+	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, for throughput and p99 inside what both sides' kept windows measured of themselves (each side's noise, a 95%% half-width, or its drift across the window if larger; the two added), or not significant (Mann-Whitney U, p shown) with %d or more repeats. Unfair cells are marked UNFAIR.", stats.MinSamples)
 	if len(c.rows) == 0 {
 		d.p("No cell was measured in both runs.")
 		return
@@ -270,6 +275,9 @@ func (c *Comparison) verdicts(d *doc) {
 		rows = append(rows, row)
 	}
 	d.tableLeft(3, "", head, rows)
+	c.indicative(d)
+	c.noiseTies(d)
+	c.notSteady(d)
 }
 
 func short(h string) string {
@@ -277,4 +285,61 @@ func short(h string) string {
 		return h[:16]
 	}
 	return h
+}
+
+// unsteadySide lists the cells of sample s (of run "A" or "B") that were
+// not steady in their kept window.
+func unsteadySide(run string, bb *Batch, s *Sample) []string {
+	if u := unsteady(bb, s); u != "" {
+		return []string{run + ": " + u}
+	}
+	return nil
+}
+
+// indicative says, once, that verdicts from fewer than stats.MinRepeats
+// repeats are indicative.
+func (c *Comparison) indicative(d *doc) {
+	few := 0
+	for _, r := range c.rows {
+		if r.Repeats < stats.MinRepeats {
+			few++
+		}
+	}
+	if few > 0 {
+		d.p("%d of %d rows compare fewer than %d repeats: their verdicts are indicative, not a finding.", few, len(c.rows), stats.MinRepeats)
+	}
+}
+
+// noiseTies lists the differences beyond the declared band and the spread
+// that the measured noise (or drift) of the two runs' cells made ties.
+func (c *Comparison) noiseTies(d *doc) {
+	var items []string
+	for _, r := range c.rows {
+		for i, cmp := range r.Comparisons {
+			if cmp.Verdict != stats.Tie || math.IsNaN(cmp.Measured) || math.Abs(cmp.Delta) <= cmp.Band+1e-12 || math.Abs(cmp.Delta) > cmp.Measured+1e-12 {
+				continue
+			}
+			items = append(items, fmt.Sprintf("%s %s %s: %s %.2fx is inside the measured noise or drift (A ±%.1f%%, B ±%.1f%%)",
+				r.Batch, r.Variant, r.Point.Label(), metricByKey(compareMetrics[i]).title, cmp.Ratio, 100*cmp.NoiseBaseline, 100*cmp.NoiseCandidate))
+		}
+	}
+	if len(items) > 0 {
+		d.p("Ties by measured noise or drift: outside the declared band, inside what the cells measured of themselves:")
+		d.list(items)
+	}
+}
+
+// notSteady lists the rows whose cells were not steady in their kept
+// window: their ratios are biased.
+func (c *Comparison) notSteady(d *doc) {
+	var items []string
+	for _, r := range c.rows {
+		for _, n := range r.NotSteady {
+			items = append(items, fmt.Sprintf("%s %s %s: %s: this row's ratios are biased", r.Batch, r.Variant, r.Point.Label(), n))
+		}
+	}
+	if len(items) > 0 {
+		d.p("Not steady: cells whose load was not in a steady state during their kept window:")
+		d.list(items)
+	}
 }

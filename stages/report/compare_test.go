@@ -154,3 +154,61 @@ func TestCompareOpenLoopPeakFraction(t *testing.T) {
 		}
 	}
 }
+
+// aaCells are one repeat of go at c8, as a run and its rerun might
+// measure it: rps and p99 with each kept window's measured noise, and
+// whether the throughput was steady in it.
+func aaCells(rps float64, p99 int64, noise float64, steady bool) []datasets.Cell {
+	c8 := int64(8)
+	change := 0.01
+	if !steady {
+		change = 0.25
+	}
+	return []datasets.Cell{{Batch: "main", CellID: "c8id", Seq: 1, CellName: "main/go/c8/r1", Target: "go", Variant: "go", Kind: "go",
+		Mode: "closed", Concurrency: &c8, Repeat: 1, Status: pipeline.StatusOK, RPS: &rps, LatencyP99US: &p99,
+		NoiseRPS: &noise, NoiseP99: &noise, SteadyClass: ptrTo("warmup"), KeptSteady: &steady, KeptChange: &change}}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// The same code measured twice on a noisy machine: B's throughput 20%
+// above A's and its p99 20% below, each kept window ±15%, is a tie on
+// both, said as a tie by measured noise; the same differences with ±3%
+// on each side are verdicts, unless B's throughput drifted 25% across its
+// kept window: a drift is an uncertainty as large, so that throughput is
+// a tie too, and the row is said to be biased. One repeat: the verdicts
+// are indicative.
+func TestCompareMeasuredNoise(t *testing.T) {
+	for _, tc := range []struct {
+		noise      float64
+		steady     bool
+		want, ties string
+	}{
+		{0.15, true, "| main | go | c8 | 1 | 1.20x ~ | n/a | 0.80x ~ |",
+			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±15.0%, B ±15.0%)\n- main go c8: p99 0.80x is inside the measured noise or drift (A ±15.0%, B ±15.0%)\n"},
+		{0.03, true, "| main | go | c8 | 1 | 1.20x better | n/a | 0.80x better |", ""},
+		{0.03, false, "| main | go | c8 | 1 | 1.20x ~ | n/a | 0.80x better |",
+			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±3.0%, B ±25.0%)\n"},
+	} {
+		c := join(sideOf(t, aaCells(10000, 5000, tc.noise, true), nil), sideOf(t, aaCells(12000, 4000, tc.noise, tc.steady), nil))
+		var out bytes.Buffer
+		if err := c.Write(&out, "markdown"); err != nil {
+			t.Fatal(err)
+		}
+		md := out.String()
+		name := fmt.Sprintf("noise ±%.0f%%, steady %v", 100*tc.noise, tc.steady)
+		if !strings.Contains(md, tc.want) {
+			t.Errorf("%s: want %q in\n%s", name, tc.want, md)
+		}
+		if !strings.Contains(md, "1 of 1 rows compare fewer than 3 repeats: their verdicts are indicative") {
+			t.Errorf("%s: no indicative note", name)
+		}
+		if ties := strings.Contains(md, "Ties by measured noise or drift"); ties != (tc.ties != "") || !strings.Contains(md, tc.ties) {
+			t.Errorf("%s: ties by measured noise said %v, want %q:\n%s", name, ties, tc.ties, md)
+		}
+		unsteady := strings.Contains(md, "- main go c8: B: go at c8 was still warming up inside its kept window (+25.0% throughput drift): this row's ratios are biased\n")
+		if unsteady == tc.steady {
+			t.Errorf("%s: not-steady note %v:\n%s", name, unsteady, md)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type metric struct {
 	format        func(float64) string
 	// count is the tail count shown beside a share.
 	count func(*datasets.Cell) (float64, bool)
+	// noise is the cell's measured uncertainty of the metric (a relative
+	// half-width, see uncertainty), for the metrics that have one.
+	noise func(*datasets.Cell) (float64, bool)
 }
 
 func i64(p *int64) (float64, bool) {
@@ -40,12 +43,26 @@ func f64(p *float64) (float64, bool) {
 	return *p, true
 }
 
+// uncertainty is how well a cell's kept window knows a figure, as a
+// relative half-width: the larger of the window's measured noise (the
+// bootstrap's 95% half-width) and its drift across the window (a window
+// that rose 29% from its first third to its last gives a figure that
+// depends on where it was cut by about as much, which a bootstrap of the
+// drifting intervals does not see). Unknown without either.
+func uncertainty(noise, drift *float64) (float64, bool) {
+	n, okN := f64(noise)
+	d, okD := f64(drift)
+	return max(n, math.Abs(d)), okN || okD
+}
+
 // metrics are the main table's columns, in order.
 var metrics = func() []metric {
 	ms := []metric{
-		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS},
+		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS,
+			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c.NoiseRPS, c.KeptChange) }},
 		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency},
-		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency},
+		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency,
+			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c.NoiseP99, c.P99KeptChange) }},
 		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency},
 	}
 	for i, us := range datasets.TailThresholdsUS {
@@ -61,6 +78,7 @@ var metrics = func() []metric {
 		metric{key: "rss", title: "RSS load", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSSteadyBytes) }, format: fmtBytes},
 		metric{key: "rss_after", title: "RSS after", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }, format: fmtBytes},
 		metric{key: "cold", title: "cold start", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }, format: fmtColdStart},
+		metric{key: "steady", title: "time to steady", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.SteadyStartUS) }, format: fmtSeconds},
 		metric{key: "cpu", title: "CPU/req", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU},
 	)
 }()
@@ -415,18 +433,33 @@ func configOf(c *datasets.Cell) string {
 }
 
 // windowsOf describes the batch's windows from the cells table's
-// warmup_us, measure_us and discard_head_us, listing each distinct set.
+// warmup_us, measure_us and discard_head_us, listing each distinct set;
+// adaptive warm-ups (warmup_auto) are one set, "warm-up auto", with the
+// range the cells took.
 func windowsOf(cells []datasets.Cell, batch string) string {
 	var seen []string
+	auto := map[string][2]int64{} // measure and discard head -> warm-up range
 	for i := range cells {
 		c := &cells[i]
 		if c.Batch != batch || c.WarmupUS == nil || c.MeasureUS == nil || c.DiscardHeadUS == nil {
 			continue
 		}
-		s := fmt.Sprintf("warm-up %s, measure %s, discard head %s", fmtDurUS(*c.WarmupUS), fmtDurUS(*c.MeasureUS), fmtDurUS(*c.DiscardHeadUS))
+		rest := fmt.Sprintf("measure %s, discard head %s", fmtDurUS(*c.MeasureUS), fmtDurUS(*c.DiscardHeadUS))
+		if c.WarmupAuto != nil && *c.WarmupAuto {
+			r, ok := auto[rest]
+			if !ok {
+				r = [2]int64{*c.WarmupUS, *c.WarmupUS}
+			}
+			auto[rest] = [2]int64{min(r[0], *c.WarmupUS), max(r[1], *c.WarmupUS)}
+			continue
+		}
+		s := "warm-up " + fmtDurUS(*c.WarmupUS) + ", " + rest
 		if !slices.Contains(seen, s) {
 			seen = append(seen, s)
 		}
+	}
+	for rest, r := range auto {
+		seen = append(seen, fmt.Sprintf("warm-up auto (%s to %s), %s", fmtDurUS(r[0]), fmtDurUS(r[1]), rest))
 	}
 	if len(seen) == 0 {
 		return "not measured"
@@ -436,9 +469,25 @@ func windowsOf(cells []datasets.Cell, batch string) string {
 }
 
 // compare runs the verdict of one metric of candidate sample s against
-// baseline sample base, with the batch's noise band.
+// baseline sample base, with the batch's noise band and, for the metrics
+// that have one, each side's measured noise or drift.
 func (b *Batch) compare(m metric, base, s *Sample) stats.Comparison {
-	return stats.Compare(base.values(m), s.values(m), m.lower, b.Noise)
+	return stats.CompareMeasured(base.values(m), s.values(m), m.lower, b.Noise, stats.Noise{Baseline: base.noise(m), Candidate: s.noise(m)})
+}
+
+// noise is the sample's measured uncertainty of m: the median over its
+// measured repeats that have one; NaN for none.
+func (s *Sample) noise(m metric) float64 {
+	if m.noise == nil {
+		return math.NaN()
+	}
+	var vs []float64
+	for _, c := range s.Measured {
+		if v, ok := m.noise(c); ok {
+			vs = append(vs, v)
+		}
+	}
+	return stats.Median(vs)
 }
 
 // preconditions is the batch-wide precondition line every table carries.

@@ -144,7 +144,7 @@ func build(t *tables, baseline string) (*doc, []string) {
 	d := &doc{}
 	notes := slices.Clone(t.notes)
 	d.h(1, "yardstick report: %s, run %s", t.meta.Experiment, t.meta.RunID)
-	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Numbers are compared only inside a batch; ties are differences inside the declared noise band or the spread of the repeats; `max` is shown, never ranked.",
+	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Numbers are compared only inside a batch; ties are differences inside the declared noise band, the spread of the repeats or, for throughput and p99, what both cells' kept windows measured of themselves (noise, or drift if larger); `max` is shown, never ranked.",
 		t.meta.Experiment, t.meta.RunID, t.meta.SchemaVersion, orDash(t.meta.Version))
 
 	batches := buildBatches(t, baseline)
@@ -225,21 +225,79 @@ func environment(d *doc, t *tables, batches []*Batch) {
 }
 
 // unfairSummary lists the failed fairness checks, one line each, before
-// any result; nothing when every check passed.
+// any result; nothing when every check passed. A check that failed for
+// more than two cells of a batch takes one line: the cells, whose
+// details the fairness table has.
 func unfairSummary(d *doc, t *tables) {
 	var items []string
-	for _, f := range t.fairness {
-		if f.Pass {
+	n := 0
+	for _, g := range failedGroups(t.fairness) {
+		n += len(g)
+		f := g[0]
+		if len(g) <= 2 {
+			for _, f := range g {
+				items = append(items, fmt.Sprintf("UNFAIR %s [%s %s]: %s", f.Check, f.Scope, f.Batch, deref(f.Detail)))
+			}
 			continue
 		}
-		items = append(items, fmt.Sprintf("UNFAIR %s [%s %s]: %s", f.Check, f.Scope, f.Batch, deref(f.Detail)))
+		var cells []string
+		for _, f := range g {
+			if f.CellID != nil {
+				cells = append(cells, cellNameIn(t, *f.CellID))
+			}
+		}
+		items = append(items, fmt.Sprintf("UNFAIR %s [%s %s], %d cells: %s (the fairness table near the end says why, a row each)", f.Check, f.Scope, f.Batch, len(g), shortNames(cells)))
 	}
 	if len(items) == 0 {
 		return
 	}
-	d.h(2, "Unfair: %d fairness check(s) failed", len(items))
+	d.h(2, "Unfair: %d fairness check(s) failed", n)
 	d.p("The cells these concern are marked UNFAIR in every table and chart legend below; the fairness table near the end has the numbers.")
 	d.list(items)
+}
+
+// shortNames joins cell names, each after the first without the part
+// before its last slash that it shares with the one before it:
+// "main/jvm/c8/r1, r2, r3".
+func shortNames(names []string) string {
+	out := slices.Clone(names)
+	for i := 1; i < len(names); i++ {
+		if j := strings.LastIndex(names[i], "/"); j >= 0 && strings.HasPrefix(names[i-1], names[i][:j+1]) {
+			out[i] = names[i][j+1:]
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// failedGroups are the failed fairness rows grouped by check, scope and
+// batch, in the order of their first row.
+func failedGroups(rows []datasets.FairnessCheck) [][]datasets.FairnessCheck {
+	var out [][]datasets.FairnessCheck
+	at := map[string]int{}
+	for _, f := range rows {
+		if f.Pass {
+			continue
+		}
+		k := f.Check + "\x00" + f.Scope + "\x00" + f.Batch
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], f)
+	}
+	return out
+}
+
+// cellNameIn is the name of the cell with id in the cells table, or the id.
+func cellNameIn(t *tables, id string) string {
+	for i := range t.cells {
+		if t.cells[i].CellID == id {
+			return t.cells[i].CellName
+		}
+	}
+	return id
 }
 
 // cellName is the name of the cell with id, or the id.
@@ -318,6 +376,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 		d.literal(b.Description)
 	}
 	d.p("%s", b.BaselineNote)
+	steadyLead(d, b)
 	verdicts(d, b)
 	d.p("Preconditions: %s.", b.preconditions())
 	var scoreHead []string
@@ -327,7 +386,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 	}
 	curves(d, b)
 	spectrumCharts(d, t, b)
-	ramp(d, t, b)
+	steadySection(d, t, b)
 	heapGradient(d, b)
 
 	if b.Baseline != nil {
@@ -368,17 +427,21 @@ func verdicts(d *doc, b *Batch) {
 			if len(base.Unfair) > 0 {
 				vs += " UNFAIR"
 			}
-			items = append(items, fmt.Sprintf("%s vs %s at %s: %s, %s", label(g), vs, p.Label(),
-				verdictPhrase("throughput", b.compare(rps, base, g)), verdictPhrase("p99", b.compare(p99, base, g))))
+			item := fmt.Sprintf("%s vs %s at %s: %s, %s", label(g), vs, p.Label(),
+				verdictPhrase("throughput", b.compare(rps, base, g)), verdictPhrase("p99", b.compare(p99, base, g)))
+			if note := biasNote(b, base, g); note != "" {
+				item += " (" + note + ")"
+			}
+			items = append(items, item)
 		}
 	}
 	if len(items) == 0 {
 		return
 	}
 	if b.Baseline != nil {
-		d.p("Verdicts against %s, throughput and p99 at each workload point (a tie: inside the noise band of %s or the spread of the repeats, or not significant):", b.Baseline.Label, fmtPct(b.Noise))
+		d.p("Verdicts against %s, throughput and p99 at each workload point (a tie: inside the noise band of %s, the spread of the repeats or the measured noise or drift of both sides, or not significant).%s", b.Baseline.Label, fmtPct(b.Noise), indicative(b))
 	} else {
-		d.p("Verdicts between the variants, throughput and p99 at each workload point (a tie: the best is inside the noise band of %s or the spread of the runner-up):", fmtPct(b.Noise))
+		d.p("Verdicts between the variants, throughput and p99 at each workload point (a tie: the best is inside the noise band of %s, the spread of the runner-up or the measured noise or drift of both).%s", fmtPct(b.Noise), indicative(b))
 	}
 	d.list(items)
 }
@@ -454,7 +517,7 @@ func results(d *doc, b *Batch) {
 
 func ratios(d *doc, b *Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	d.p("Candidate / baseline of the medians (for latency, memory, cold start and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
+	d.p("Candidate / baseline of the medians (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, for throughput and p99 inside the measured noise (or drift, if larger) of both sides added, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
 	var warned []string
 	for _, p := range b.Points {
 		base := b.Sample(b.Baseline, p)
@@ -476,6 +539,9 @@ func ratios(d *doc, b *Batch) {
 			lb := label(g)
 			if len(base.Unfair) > 0 {
 				lb += " (baseline UNFAIR)"
+			}
+			if biasNote(b, base, g) != "" {
+				lb += " (not steady: biased)"
 			}
 			r := []string{lb}
 			for _, m := range metrics {
@@ -816,74 +882,6 @@ func spectrumCharts(d *doc, t *tables, b *Batch) {
 	}
 }
 
-func ramp(d *doc, t *tables, b *Batch) {
-	if len(t.series) == 0 {
-		return
-	}
-	byCell := map[string][]datasets.Interval{}
-	for _, s := range t.series {
-		byCell[s.CellID] = append(byCell[s.CellID], s)
-	}
-	ch := &lineChart{title: "Batch " + b.Name + ": warm-up ramp (first measured cell of each variant)", xLabel: "second since the load started",
-		yLabel: "requests/s", yFormat: fmtRPS, zeroY: true, vline: math.NaN(), vlineLabel: "kept window"}
-	var rows [][]string
-	for _, v := range b.Variants {
-		var first *datasets.Cell
-		for _, p := range b.Points {
-			if g := b.Sample(v, p); g != nil {
-				for _, c := range g.Measured {
-					if len(byCell[c.CellID]) > 0 && (first == nil || c.Seq < first.Seq) {
-						first = c
-					}
-				}
-			}
-		}
-		if first == nil {
-			continue
-		}
-		secs := byCell[first.CellID]
-		var head, steady []float64
-		inWindowSeen := false
-		s := series{name: v.Label, color: v.Color}
-		for _, sec := range secs {
-			at, rps := float64(sec.StartUS)/1e6, intervalRPS(sec)
-			s.pts = append(s.pts, xy{at, rps})
-			if sec.InWindow {
-				if !inWindowSeen && math.IsNaN(ch.vline) {
-					ch.vline = at
-				}
-				inWindowSeen = true
-				steady = append(steady, rps)
-			} else if !inWindowSeen {
-				head = append(head, rps)
-			}
-		}
-		ch.series = append(ch.series, s)
-		if len(head) == 0 || len(steady) == 0 {
-			continue
-		}
-		hm, sm := mean(head), mean(steady)
-		ratio := "-"
-		if hm > 0 {
-			ratio = fmt.Sprintf("%.2fx", sm/hm)
-		}
-		lb := v.Label
-		if first.Status == pipeline.StatusUnfair {
-			lb += " UNFAIR"
-		}
-		rows = append(rows, []string{lb, first.CellName, fmt.Sprintf("%.1f s", float64(secs[len(head)].StartUS)/1e6), fmtRPS(hm), fmtRPS(sm), ratio})
-	}
-	if len(ch.series) == 0 {
-		return
-	}
-	d.h(3, "Warm-up ramp")
-	d.p("From the timeseries table: requests per second of each variant's first measured cell, the seconds before the kept window (warm-up and discarded head) against the kept window (steady state). A steady/first ratio near 1.00x means no ramp.")
-	d.chart(&chartFile{File: "rampup-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
-	if len(rows) > 0 {
-		d.table(b.preconditions(), []string{"variant", "cell", "first", "first rps", "steady rps", "steady / first"}, rows)
-	}
-}
-
 // intervalRPS is an interval's throughput in requests per second.
 func intervalRPS(iv datasets.Interval) float64 {
 	if iv.DurationUS <= 0 {
@@ -894,14 +892,6 @@ func intervalRPS(iv datasets.Interval) float64 {
 
 // msTick labels a power of ten of microseconds in milliseconds.
 func msTick(us float64) string { return trimFloat(us/1000) + " ms" }
-
-func mean(vs []float64) float64 {
-	var s float64
-	for _, v := range vs {
-		s += v
-	}
-	return s / float64(len(vs))
-}
 
 // A heapPanel is one chart of the heap gradient.
 type heapPanel struct {

@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"yardstick/datasets"
 	"yardstick/internal/synthrun"
 )
 
@@ -80,10 +82,16 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Errorf("sections out of order: first batch %d, fairness %d, environment %d", batch, fair, env)
 	}
 	main := md[strings.Index(md, "## Batch main"):]
-	verdict, radar := strings.Index(main, "- jvm-g1 vs go at c32-p128: 1.21x better throughput"), strings.Index(main, "![Batch main: scores")
+	verdict, radar := strings.Index(main, "- jvm-g1 vs go at c32-p128: 1.19x better throughput"), strings.Index(main, "![Batch main: scores")
 	curve, table := strings.Index(main, "![Batch main: throughput"), strings.Index(main, "\n| ")
 	if !(verdict >= 0 && verdict < radar && radar < curve && curve < table) {
 		t.Errorf("batch main out of order: verdict %d, radar %d, first curve %d, first table %d", verdict, radar, curve, table)
+	}
+	if notSteady := strings.Index(main, "Not steady: "); !(notSteady >= 0 && notSteady < verdict) {
+		t.Errorf("batch main: the cells not steady are not said before the verdicts (%d, %d)", notSteady, verdict)
+	}
+	if n := strings.Count(md, "Indicative verdicts"); n != 1 || strings.Index(md, "Indicative verdicts") > strings.Index(md, "## Batch main") {
+		t.Errorf("want the indicative note once, in batch heap (1 repeat), not in batch main (5): %d", n)
 	}
 	for _, want := range []string{
 		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
@@ -92,7 +100,19 @@ func TestGoldenMarkdown(t *testing.T) {
 		"jvm-zgc UNFAIR vs go at c32-p2048: 0.85x worse throughput", "throughput a tie",
 		"- at c32-p128: highest throughput jvm-512m, lowest p99 jvm-512m", // no baseline: the best
 		"No baseline declared for batch heap",                             // the heap batch has none
-		"### Heap gradient", "### Peak throughput per payload", "### Warm-up ramp",
+		"### Heap gradient", "### Peak throughput per payload", "### Steady state",
+		// the cells still warming up in their kept window, said at the top
+		// of the batch, beside their comparison and in the ratios
+		"- jvm-zgc at c8-p128 (5 of 5 repeats), repeat 1 for one, was still warming up inside its kept window (+25.4% throughput drift)",
+		": its ratio against go is biased\n",
+		"- jvm-zgc UNFAIR vs go at c8-p128: 0.73x worse throughput, 1.47x worse p99 (biased: jvm-zgc at c8-p128 (5 of 5 repeats) not steady in the kept window)",
+		"| jvm-zgc UNFAIR (not steady: biased) | 0.73x worse |",
+		"| main/jvm-zgc/c8-p128/r1 UNFAIR | NO | warmup | warmup | 5.0 s |", "| main/jvm-g1/c8-p128/r1 | yes | warmup | flat | 1.8 s |",
+		"5 of 59 measured cells were not steady in their kept window",
+		"UNFAIR steady_state [cell main], 5 cells: main/jvm-zgc/c8-p128/r1, r2, r3, r4, r5 (the fairness table",
+		"| cold start | time to steady | CPU/req |", // time to steady state beside cold start
+		// one repeat a cell: indicative, said once in that batch only
+		"Indicative verdicts: 1 repeat(s) per cell, fewer than 3;",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -120,14 +140,21 @@ type svgStats struct {
 	order  []string
 	axes   int
 	rings  []string
+	// vertices counts each series' line vertices (charts without dots),
+	// changepoints its changepoint marks; kept counts the shaded kept
+	// windows, legends are the legend texts.
+	vertices     map[string]int
+	changepoints map[string]int
+	kept         int
+	legends      []string
 }
 
 func parseSVG(t *testing.T, path string) svgStats {
 	t.Helper()
 	dec := xml.NewDecoder(bytes.NewReader(read(t, path)))
-	s := svgStats{series: map[string]int{}}
+	s := svgStats{series: map[string]int{}, vertices: map[string]int{}, changepoints: map[string]int{}}
 	var cur string
-	var inTitle bool
+	var inTitle, inLegend bool
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -154,6 +181,14 @@ func parseSVG(t *testing.T, path string) svgStats {
 				s.series[cur] = 0
 			case e.Name.Local == "circle" && cls == "point":
 				s.series[cur]++
+			case e.Name.Local == "polyline" && cls == "line":
+				s.vertices[cur] = len(strings.Fields(attr("points")))
+			case e.Name.Local == "line" && cls == "changepoint":
+				s.changepoints[attr("data-series")]++
+			case e.Name.Local == "g" && cls == "kept":
+				s.kept++
+			case e.Name.Local == "g" && cls == "legend":
+				inLegend = true
 			case e.Name.Local == "g" && strings.HasPrefix(cls, "axis"):
 				s.axes++
 			case e.Name.Local == "circle" && cls == "ring":
@@ -165,10 +200,13 @@ func parseSVG(t *testing.T, path string) svgStats {
 			if inTitle {
 				s.title += string(e)
 			}
+			if inLegend {
+				s.legends = append(s.legends, string(e))
+			}
 		case xml.EndElement:
 			inTitle = false
 			if e.Name.Local == "g" {
-				// series groups hold no nested g
+				inLegend = false // series groups hold no nested g
 			}
 		}
 	}
@@ -212,9 +250,45 @@ func TestSVGStructure(t *testing.T) {
 	if s.series["jvm-zgc (unfair)"] != 0 && s.series["jvm-zgc UNFAIR"] != 17 {
 		t.Errorf("spectrum with the unfair cell: %v", s.series)
 	}
-	s = svg("rampup-main.svg")
-	if len(s.order) != 3 || s.series["jvm-g1"] != 7 {
-		t.Errorf("ramp: %v", s.series)
+	// A ramp per variant: a line per measured cell (70 intervals of 100
+	// ms), one legend entry per workload point, the kept window shaded
+	// once (every cell has the same), and changepoints where the
+	// timeseries' segment changes: jvm-g1's first cell of each start
+	// steps up three times in its warm-up; jvm-zgc's also inside its kept
+	// window; go is flat.
+	for _, tc := range []struct {
+		variant string
+		cells   int
+		unfair  string
+		// cps says whether a series may have k changepoint marks.
+		cps func(series string, k int) bool
+	}{
+		{"go", 19, "", func(_ string, k int) bool { return k == 0 }},
+		{"jvm-g1", 20, "", func(n string, k int) bool {
+			return k == 3 && strings.HasPrefix(n, "c8-p128 r") || k == 0 && !strings.HasPrefix(n, "c8-p128 r")
+		}},
+		{"jvm-zgc", 20, "c8-p128 ×5 unsteady", func(n string, k int) bool {
+			return k >= 3 && strings.HasPrefix(n, "c8-p128 r") && strings.HasSuffix(n, " NOT STEADY") || k == 0 && !strings.HasPrefix(n, "c8-p128 r")
+		}},
+	} {
+		s = svg("rampup-main-" + tc.variant + ".svg")
+		if len(s.order) != tc.cells || len(s.legends) != 4 || s.kept != 1 || !strings.Contains(s.title, "ramp of "+tc.variant) {
+			t.Errorf("ramp of %s: %d series, legends %q, %d kept windows, title %q", tc.variant, len(s.order), s.legends, s.kept, s.title)
+		}
+		for _, n := range s.order {
+			if s.vertices[n] != 70 || s.series[n] != 0 {
+				t.Errorf("ramp of %s, %s: %d vertices and %d dots, want 70 and none", tc.variant, n, s.vertices[n], s.series[n])
+			}
+			if k := s.changepoints[n]; !tc.cps(n, k) {
+				t.Errorf("ramp of %s, %s: %d changepoints", tc.variant, n, k)
+			}
+		}
+		if tc.unfair != "" && !slices.Contains(s.legends, tc.unfair) {
+			t.Errorf("ramp of %s: no legend %q in %q", tc.variant, tc.unfair, s.legends)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(res.Out, "rampup-main.svg")); err == nil {
+		t.Error("the old one-chart ramp is still written")
 	}
 	for _, k := range []string{"rss", "rps", "p99"} {
 		s = svg("heap-heap-" + k + ".svg")
@@ -336,4 +410,23 @@ func corrupt(b []byte) []byte {
 		c[i] ^= 0x5a
 	}
 	return c
+}
+
+// Adaptive warm-ups differ per cell: the preconditions say "warm-up
+// auto" with the range once, not one window set per cell.
+func TestWindowsOfAutoWarmup(t *testing.T) {
+	us := func(v int64) *int64 { return &v }
+	yes, no := true, false
+	cells := []datasets.Cell{
+		{Batch: "b", WarmupUS: us(1_200_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &yes},
+		{Batch: "b", WarmupUS: us(3_400_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &yes},
+		{Batch: "b", WarmupUS: us(2_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &yes},
+		{Batch: "b", WarmupUS: us(2_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &no},
+		{Batch: "other", WarmupUS: us(9_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000)},
+	}
+	got := windowsOf(cells, "b")
+	want := "warm-up 2s, measure 5s, discard head 1s; warm-up auto (1.2s to 3.4s), measure 5s, discard head 1s"
+	if got != want {
+		t.Errorf("windowsOf: %q, want %q", got, want)
+	}
 }

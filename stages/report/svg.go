@@ -21,6 +21,11 @@ type series struct {
 	name  string
 	color string
 	pts   []xy
+	// legend, when set, is the legend text instead of name; noLegend
+	// leaves the series out of the legend (a repeat drawn in the colour
+	// of an entry above).
+	legend   string
+	noLegend bool
 }
 
 type tick struct {
@@ -42,6 +47,12 @@ type lineChart struct {
 	vlineLabel string
 	// zeroY starts a linear y axis at 0.
 	zeroY bool
+	// noDots draws the lines without a circle per point (long series).
+	noDots bool
+	// marks are short vertical marks on the lines (changepoints) and
+	// spans shaded x ranges (kept windows), drawn by svgmarks.go.
+	marks []mark
+	spans []span
 }
 
 const (
@@ -99,9 +110,15 @@ func (c *lineChart) svg() string {
 		fmt.Fprintf(&b, `<g class="marker"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-dasharray="4 3"/><text x="%s" y="%s" fill="#555">%s</text></g>`+"\n",
 			f1(f.px(v)), f1(f.py(f.y1)), f1(f.px(v)), f1(f.py(f.y0)), f1(f.px(v)+4), f1(f.py(f.y1)+12), esc(c.vlineLabel))
 	}
-	for i, s := range c.series {
-		c.drawSeries(&b, f, i, s)
+	c.drawSpans(&b, f)
+	entry := 0
+	for _, s := range c.series {
+		c.drawSeries(&b, f, entry, s)
+		if !s.noLegend {
+			entry++
+		}
 	}
+	c.drawMarks(&b, f)
 	b.WriteString("</svg>\n")
 	return b.String()
 }
@@ -217,8 +234,8 @@ func (c *lineChart) drawXAxis(b *strings.Builder, f frame, xt []tick) {
 	b.WriteString("</g>\n")
 }
 
-// drawSeries draws series i: its line, a circle per point and its legend
-// entry.
+// drawSeries draws series s: its line, a circle per point (unless
+// noDots) and, unless noLegend, its legend entry, the i-th.
 func (c *lineChart) drawSeries(b *strings.Builder, f frame, i int, s series) {
 	fmt.Fprintf(b, `<g class="series" data-name="%s" stroke="%s" fill="%s">`+"\n", esc(s.name), s.color, s.color)
 	var pts []string
@@ -229,15 +246,29 @@ func (c *lineChart) drawSeries(b *strings.Builder, f frame, i int, s series) {
 		}
 		pts = append(pts, f1(f.px(x))+","+f1(f.py(y)))
 	}
-	fmt.Fprintf(b, `<polyline class="line" fill="none" stroke-width="2" points="%s"/>`+"\n", strings.Join(pts, " "))
+	width := "2"
+	if c.noDots {
+		width = "1.2" // long series, often many: thinner lines
+	}
+	fmt.Fprintf(b, `<polyline class="line" fill="none" stroke-width="%s" points="%s"/>`+"\n", width, strings.Join(pts, " "))
 	for _, p := range pts {
+		if c.noDots {
+			break
+		}
 		xy := strings.SplitN(p, ",", 2)
 		fmt.Fprintf(b, `<circle class="point" cx="%s" cy="%s" r="3"/>`+"\n", xy[0], xy[1])
 	}
 	b.WriteString("</g>\n")
+	if s.noLegend {
+		return
+	}
+	name := s.name
+	if s.legend != "" {
+		name = s.legend
+	}
 	ly := marginT + 8 + 20*i
 	fmt.Fprintf(b, `<g class="legend"><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d">%s</text></g>`+"\n",
-		chartW-marginR+12, ly, chartW-marginR+32, ly, s.color, chartW-marginR+38, ly+4, esc(s.name))
+		chartW-marginR+12, ly, chartW-marginR+32, ly, s.color, chartW-marginR+38, ly+4, esc(name))
 }
 
 // thin keeps at most maxTicks+1 of the ticks, every k-th, so that labels

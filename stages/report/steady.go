@@ -1,0 +1,357 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+	"yardstick/stats"
+)
+
+// Steady state in the report: whether each cell's kept window lay in a
+// steady state of its load (the cells table's changepoint analysis, see
+// package stats/steady), said in words at the top of the batch and beside
+// every comparison a cell that was not steady takes part in, shown per
+// cell in the batch's "Steady state" section, and drawn as a ramp per
+// variant: requests per second of each interval, the changepoints and
+// the kept window.
+
+// notSteady says why cell c's kept window was not steady, in words ("was
+// still warming up inside its kept window (+15.2% throughput drift)"); ""
+// when it was, or when the tables say nothing about it (an older run).
+func notSteady(c *datasets.Cell) string {
+	var why []string
+	if c.SteadyError != nil {
+		why = append(why, "has no steady-state analysis ("+*c.SteadyError+")")
+	}
+	if c.WarmupCapped != nil && *c.WarmupCapped {
+		why = append(why, "reached the cap of its adaptive warm-up without a steady state")
+	}
+	if c.KeptSteady != nil && !*c.KeptSteady {
+		why = append(why, throughputWhy(c))
+	}
+	if c.P99KeptSteady != nil && !*c.P99KeptSteady {
+		s := "had a p99 that was not steady in its kept window (" + deref(c.P99Class)
+		if c.P99KeptChange != nil {
+			s += fmt.Sprintf(", %+.1f%% drift", 100**c.P99KeptChange)
+		}
+		why = append(why, s+")")
+	}
+	if len(why) == 0 && slices.Contains(checksOf(c), "steady_state") {
+		why = append(why, "failed the steady_state check")
+	}
+	return strings.Join(why, "; ")
+}
+
+// throughputWhy describes a throughput series whose kept window was not
+// steady, by its class and the window's drift.
+func throughputWhy(c *datasets.Cell) string {
+	drift := ""
+	if c.KeptChange != nil {
+		drift = fmt.Sprintf(" (%+.1f%% throughput drift)", 100**c.KeptChange)
+	}
+	rising := c.KeptChange != nil && *c.KeptChange > 0
+	switch class := deref(c.SteadyClass); {
+	case class == pipeline.SteadyNone:
+		return "never reached a steady throughput" + drift
+	case class == pipeline.SteadyWarmup || rising:
+		return "was still warming up inside its kept window" + drift
+	case class == pipeline.SteadySlowdown || c.KeptChange != nil && *c.KeptChange < 0:
+		return "was slowing down inside its kept window" + drift
+	}
+	return "had a changepoint inside its kept window" + drift
+}
+
+// checksOf are cell c's failed fairness checks.
+func checksOf(c *datasets.Cell) []string {
+	var out []string
+	for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// unsteadyCells are the measured cells of sample g that were not steady.
+func unsteadyCells(g *Sample) []*datasets.Cell {
+	if g == nil {
+		return nil
+	}
+	var out []*datasets.Cell
+	for _, c := range g.Measured {
+		if notSteady(c) != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sampleWho names sample g's unsteady cells us in a sentence: "jvm at c8"
+// with one repeat, "jvm at c8 (3 of 5 repeats)" with several.
+func sampleWho(b *Batch, g *Sample, us []*datasets.Cell) string {
+	s := g.Variant.Label + " at " + g.Point.Label()
+	switch {
+	case b.Repeats <= 1:
+	case len(us) == 1:
+		s += fmt.Sprintf(" (repeat %d)", us[0].Repeat)
+	default:
+		s += fmt.Sprintf(" (%d of %d repeats)", len(us), len(g.Measured))
+	}
+	return s
+}
+
+// unsteady says why sample g's cells were not steady, in one sentence
+// (the first unsteady repeat's reasons); "" when all were.
+func unsteady(b *Batch, g *Sample) string {
+	us := unsteadyCells(g)
+	if len(us) == 0 {
+		return ""
+	}
+	if len(us) > 1 {
+		return fmt.Sprintf("%s, repeat %d for one, %s", sampleWho(b, g, us), us[0].Repeat, notSteady(us[0]))
+	}
+	return sampleWho(b, g, us) + " " + notSteady(us[0])
+}
+
+// biasNote is what a comparison of candidate g against base says when a
+// cell of either was not steady; "" when both were.
+func biasNote(b *Batch, base, g *Sample) string {
+	var who []string
+	for _, s := range []*Sample{base, g} {
+		if us := unsteadyCells(s); len(us) > 0 {
+			who = append(who, sampleWho(b, s, us))
+		}
+	}
+	if len(who) == 0 {
+		return ""
+	}
+	return "biased: " + strings.Join(who, " and ") + " not steady in the kept window"
+}
+
+// steadyLead says, at the top of a batch, which cells were not steady and
+// which comparisons that biases; nothing when every cell was steady.
+func steadyLead(d *doc, b *Batch) {
+	var items []string
+	for _, p := range b.Points {
+		for _, v := range b.Variants {
+			s := unsteady(b, b.Sample(v, p))
+			switch {
+			case s == "":
+				continue
+			case b.Baseline == nil:
+				s += ": its comparisons at " + p.Label() + " are biased"
+			case v == b.Baseline:
+				s += ": every ratio against it at " + p.Label() + " is biased"
+			default:
+				s += ": its ratio against " + b.Baseline.Label + " is biased"
+			}
+			items = append(items, s)
+		}
+	}
+	if len(items) == 0 {
+		return
+	}
+	d.p("Not steady: measured cells of this batch whose load was not in a steady state during their kept window. Their numbers are biased, and so is every comparison they are in (see Steady state below):")
+	d.list(items)
+}
+
+// indicative is the batch's sentence, said once beside its verdicts,
+// that verdicts from fewer than stats.MinRepeats repeats are indicative;
+// "" with enough repeats.
+func indicative(b *Batch) string {
+	if b.Repeats >= stats.MinRepeats {
+		return ""
+	}
+	return fmt.Sprintf(" Indicative verdicts: %d repeat(s) per cell, fewer than %d; so few runs cannot say how the next would come out.", b.Repeats, stats.MinRepeats)
+}
+
+// fmtDrift is a kept window's relative drift.
+func fmtDrift(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100**p)
+}
+
+// fmtNoise is a measured noise, a 95% half-width.
+func fmtNoise(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("±%.1f%%", 100**p)
+}
+
+// fmtSteadyAt is a time to steady state: "3.3 s", "never" without one,
+// "-" without an analysis.
+func fmtSteadyAt(c *datasets.Cell) string {
+	switch {
+	case c.SteadyStartUS != nil:
+		return fmtSeconds(float64(*c.SteadyStartUS))
+	case c.SteadyClass != nil:
+		return "never"
+	}
+	return "-"
+}
+
+// fmtSeconds formats microseconds as seconds with one decimal.
+func fmtSeconds(us float64) string { return fmt.Sprintf("%.1f s", us/1e6) }
+
+// steadySection is the batch's "Steady state" section: the ramp of every
+// variant, then one row per measured cell.
+func steadySection(d *doc, t *tables, b *Batch) {
+	var cells []*datasets.Cell
+	analysed := false
+	for _, v := range b.Variants {
+		for _, p := range b.Points {
+			if g := b.Sample(v, p); g != nil {
+				for _, c := range g.Measured {
+					cells = append(cells, c)
+					analysed = analysed || c.SteadyClass != nil || c.SteadyError != nil
+				}
+			}
+		}
+	}
+	if len(cells) == 0 || (!analysed && len(t.series) == 0) {
+		return
+	}
+	d.h(3, "Steady state")
+	d.p("From the cells table's changepoint analysis of each cell's load (requests/s and p99 per interval, warm-up included): the class of each series (flat, warmup, slowdown, no_steady_state), when the load became steady (time to steady state, from the load's start), the drift inside the kept window (its last third against its first third) and the kept window's measured noise (95%% half-width of a block bootstrap). A kept window is steady when it lies in the final steady segment, with no changepoint and no drift beyond the band.")
+	n := 0
+	for _, c := range cells {
+		if notSteady(c) != "" {
+			n++
+		}
+	}
+	if analysed {
+		if n == 0 {
+			d.p("Every measured cell's kept window was steady in throughput and p99.")
+		} else {
+			d.p("%d of %d measured cells were not steady in their kept window: marked NO below.", n, len(cells))
+		}
+	}
+	ramps(d, t, b)
+	if !analysed {
+		d.p("The cells table has no steady-state analysis (a run made before it existed).")
+		return
+	}
+	var rows [][]string
+	for _, c := range cells {
+		steady := "yes"
+		if notSteady(c) != "" {
+			steady = "NO"
+		}
+		warm := "-"
+		if c.WarmupUS != nil {
+			warm = fmtSeconds(float64(*c.WarmupUS))
+			if c.WarmupAuto != nil && *c.WarmupAuto {
+				warm += " auto"
+				if c.WarmupCapped != nil && *c.WarmupCapped {
+					warm += " (capped)"
+				}
+			}
+		}
+		name := c.CellName
+		if c.Status == pipeline.StatusUnfair {
+			name += " UNFAIR"
+		}
+		rows = append(rows, []string{name, steady, orDash(deref(c.SteadyClass)), orDash(deref(c.P99Class)), fmtSteadyAt(c), warm,
+			fmtDrift(c.KeptChange), fmtDrift(c.P99KeptChange), fmtNoise(c.NoiseRPS), fmtNoise(c.NoiseP99)})
+	}
+	d.table(b.preconditions(), []string{"cell", "kept window steady", "throughput", "p99", "time to steady", "warm-up",
+		"drift rps", "drift p99", "noise rps", "noise p99"}, rows)
+}
+
+// ramps draws, per variant, requests/s per interval of each of its
+// measured cells, with the changepoints (where timeseries.segment
+// changes) and the kept window (in_window).
+func ramps(d *doc, t *tables, b *Batch) {
+	if len(t.series) == 0 {
+		return
+	}
+	byCell := map[string][]datasets.Interval{}
+	for _, s := range t.series {
+		byCell[s.CellID] = append(byCell[s.CellID], s)
+	}
+	first := true
+	for _, v := range b.Variants {
+		ch := rampChart(b, v, byCell)
+		if ch == nil {
+			continue
+		}
+		if first {
+			d.p("Ramps: requests/s per interval of every measured cell of each variant, warm-up included; a short vertical mark is a changepoint (a new level of throughput), the shaded span the kept window.")
+			first = false
+		}
+		d.chart(&chartFile{File: "rampup-" + b.Name + "-" + v.Label + ".svg", Title: ch.title, SVG: ch.svg()})
+	}
+}
+
+// rampChart is variant v's ramp: a series per measured cell, coloured by
+// workload point (its repeats share the colour and one legend entry,
+// "c8-p128 ×5 unsteady" when one of them was not steady);
+// nil when none of its cells has intervals.
+func rampChart(b *Batch, v *Variant, byCell map[string][]datasets.Interval) *lineChart {
+	ch := &lineChart{title: "Batch " + b.Name + ": ramp of " + v.Label + " (requests/s per interval)", xLabel: "second since the load started",
+		yLabel: "requests/s", yFormat: fmtRPS, zeroY: true, vline: math.NaN(), noDots: true}
+	for pi, p := range b.Points {
+		g := b.Sample(v, p)
+		if g == nil {
+			continue
+		}
+		color := palette[pi%len(palette)]
+		legend := p.Label()
+		if len(g.Measured) > 1 {
+			legend += fmt.Sprintf(" ×%d", len(g.Measured))
+		}
+		if len(unsteady(b, g)) > 0 {
+			legend += " unsteady"
+		}
+		for _, c := range g.Measured {
+			ivs := byCell[c.CellID]
+			if len(ivs) == 0 {
+				continue
+			}
+			name := p.Label()
+			if b.Repeats > 1 {
+				name += fmt.Sprintf(" r%d", c.Repeat)
+			}
+			if notSteady(c) != "" {
+				name += " NOT STEADY"
+			}
+			s := series{name: name, color: color, legend: legend, noLegend: legend == ""}
+			legend = ""
+			addRamp(ch, &s, ivs)
+			ch.series = append(ch.series, s)
+		}
+	}
+	if len(ch.series) == 0 {
+		return nil
+	}
+	return ch
+}
+
+// addRamp fills series s from a cell's intervals and adds its
+// changepoints and kept window to the chart.
+func addRamp(ch *lineChart, s *series, ivs []datasets.Interval) {
+	kept := span{x0: math.NaN(), color: s.color}
+	for i, iv := range ivs {
+		at := float64(iv.StartUS) / 1e6
+		s.pts = append(s.pts, xy{at, intervalRPS(iv)})
+		if i > 0 && iv.Segment != nil && ivs[i-1].Segment != nil && *iv.Segment != *ivs[i-1].Segment {
+			ch.marks = append(ch.marks, mark{x: at, y: intervalRPS(iv), color: s.color, series: s.name})
+		}
+		if iv.InWindow {
+			if math.IsNaN(kept.x0) {
+				kept.x0 = at
+			}
+			kept.x1 = float64(iv.StartUS+iv.DurationUS) / 1e6
+		}
+	}
+	if !math.IsNaN(kept.x0) && !slices.ContainsFunc(ch.spans, func(o span) bool { return o.x0 == kept.x0 && o.x1 == kept.x1 }) {
+		ch.spans = append(ch.spans, kept)
+	}
+}
