@@ -91,13 +91,18 @@ func Analyze(in Input) (pipeline.Steady, error) {
 	if in.KeptFrom < 0 || to-in.KeptFrom < 3 {
 		return pipeline.Steady{}, fmt.Errorf("steady state: kept window [%d,%d) of %d intervals, need at least 3", in.KeptFrom, to, len(ivs))
 	}
-	rps, p99 := Series(ivs)
+	rps, _ := Series(ivs)
 	var out pipeline.Steady
 	var err error
 	if out.Throughput, err = series(rps, changepoint.HigherIsBetter, in.KeptFrom, to, in.Band); err != nil {
 		return out, fmt.Errorf("steady state of throughput: %w", err)
 	}
-	if out.P99, err = series(p99, changepoint.LowerIsBetter, in.KeptFrom, to, in.Band); err != nil {
+	g := p99Group(ivs, in.KeptFrom, to)
+	p99, err := p99Series(ivs, g)
+	if err != nil {
+		return out, fmt.Errorf("steady state of p99: %w", err)
+	}
+	if out.P99, err = grouped(p99, g, changepoint.LowerIsBetter, in.KeptFrom, to, in.Band); err != nil {
 		return out, fmt.Errorf("steady state of p99: %w", err)
 	}
 	out.StartUS = -1
@@ -130,6 +135,79 @@ func Series(ivs []pipeline.Interval) (rps, p99 []float64) {
 		}
 	}
 	return rps, p99
+}
+
+// p99Requests is how many requests a p99 of the p99 series should stand
+// on: ten above it. An interval of 100 ms at a few thousand requests per
+// second has a handful above its p99, which then jumps between the body
+// and the tail of the distribution from one interval to the next.
+const p99Requests = 1000
+
+// p99Group is how many consecutive intervals make one point of the p99
+// series: enough for p99Requests at the kept window's median rate, but at
+// most a sixth of the kept window, so that it still holds six points.
+func p99Group(ivs []pipeline.Interval, from, to int) int {
+	for _, iv := range ivs {
+		if iv.Requests > 0 && iv.Hist == "" {
+			return 1 // nothing to merge
+		}
+	}
+	reqs := make([]int64, 0, to-from)
+	for _, iv := range ivs[from:to] {
+		reqs = append(reqs, iv.Requests)
+	}
+	slices.Sort(reqs)
+	med := max(reqs[len(reqs)/2], 1)
+	g := int((p99Requests + med - 1) / med)
+	return max(min(g, (to-from)/6), 1)
+}
+
+// p99Series is the p99 of each group of g consecutive intervals, their
+// histograms merged; a group without a completed request counts as a
+// stall as long as the group. Intervals without histograms (a checkpoint
+// of an older yardstick) give their own p99s, ungrouped (g must be 1).
+func p99Series(ivs []pipeline.Interval, g int) ([]float64, error) {
+	if g == 1 {
+		_, p99 := Series(ivs)
+		return p99, nil
+	}
+	b, err := newBuckets(ivs)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	pick := make([]int, 0, g)
+	for i := 0; i+g <= len(ivs); i += g {
+		pick = pick[:0]
+		var dur int64
+		for j := i; j < i+g; j++ {
+			pick = append(pick, j)
+			dur += ivs[j].DurationUS
+		}
+		p, ok := b.percentile(pick, 99)
+		if !ok {
+			p = dur
+		}
+		out = append(out, float64(p))
+	}
+	return out, nil
+}
+
+// grouped classifies x, a series of groups of g intervals, with the kept
+// window [from, to) of intervals: the groups wholly inside it. The result
+// is in intervals again.
+func grouped(x []float64, g int, dir changepoint.Direction, from, to int, band float64) (pipeline.SeriesSteady, error) {
+	s, err := series(x, dir, (from+g-1)/g, to/g, band)
+	if err != nil || g == 1 {
+		return s, err
+	}
+	for i := range s.Changepoints {
+		s.Changepoints[i] *= g
+	}
+	if s.SteadyStart > 0 {
+		s.SteadyStart *= g
+	}
+	return s, nil
 }
 
 // MaxPoints is the longest series classified as it is: a longer one (a
