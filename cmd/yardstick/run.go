@@ -19,7 +19,7 @@ func init() {
 	register(verb{
 		name:    "run",
 		summary: "run a definition's cells into a new run directory, or resume one",
-		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--only GLOB] [--allow-drift]",
+		usage:   "FILE|DIR [-t key=value]... [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--only GLOB] [--allow-drift]",
 		run:     runRun,
 	})
 }

@@ -32,6 +32,7 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 		Description: e.Description,
 		Definition:  def.Arg,
 		SourceHash:  def.Hash(),
+		Tags:        schema.TagStrings(def.Tags),
 	}
 	for _, s := range def.Sources {
 		p.Sources = append(p.Sources, pipeline.Source{Path: s.Path, SHA256: s.SHA256})

@@ -19,6 +19,9 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 	fmt.Fprintf(&b, "experiment %s: %s\n", p.Experiment, p.Description)
 	fmt.Fprintf(&b, "cells: %d in %d batch(es); estimated wall time at least %s\n", len(p.Cells), len(p.Batches), FormatSeconds(p.EstimatedSeconds))
 	fmt.Fprintf(&b, "plan hash: %s\n", p.Hash[:16])
+	if len(p.Tags) > 0 {
+		fmt.Fprintf(&b, "tags: %s\n", strings.Join(p.Tags, " "))
+	}
 	for bi := range p.Batches {
 		bt := &p.Batches[bi]
 		var cells []pipeline.Cell
