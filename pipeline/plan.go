@@ -26,6 +26,9 @@ type Plan struct {
 	Version     int    `json:"version"`
 	Experiment  string `json:"experiment"`
 	Description string `json:"description"`
+	// Question is the study's question and how the report answers it;
+	// nil when the experiment asks none.
+	Question *Question `json:"question,omitempty"`
 	// Definition is the argument the plan was made from.
 	Definition string   `json:"definition"`
 	Sources    []Source `json:"sources"`

@@ -70,6 +70,9 @@ type Placement struct {
 	Target   string `json:"target"`
 	Services string `json:"services,omitempty"`
 	Loadgen  string `json:"loadgen"`
+	// Share declares the roles allowed to share CPUs on a machine too small
+	// for disjoint sets (share.go); empty: every set is disjoint.
+	Share []Share `json:"share,omitempty"`
 }
 
 // Fairness holds a batch's declared fairness constraints.

@@ -42,9 +42,10 @@ func (w jsonWindows) convert() pipeline.Windows {
 }
 
 type jsonPlacement struct {
-	Target   string `json:"target"`
-	Services string `json:"services"`
-	Loadgen  string `json:"loadgen"`
+	Target   string           `json:"target"`
+	Services string           `json:"services"`
+	Loadgen  string           `json:"loadgen"`
+	Share    []pipeline.Share `json:"share"`
 }
 
 type jsonTolerance struct {

@@ -146,6 +146,7 @@ func batchChanges(o, n *pipeline.Batch, op, np *pipeline.Plan) []FieldChange {
 	ch = append(ch, change("placement.target", o.Placement.Target, n.Placement.Target)...)
 	ch = append(ch, change("placement.services", o.Placement.Services, n.Placement.Services)...)
 	ch = append(ch, change("placement.loadgen", o.Placement.Loadgen, n.Placement.Loadgen)...)
+	ch = append(ch, change("placement.share", shareText(o.Placement), shareText(n.Placement))...)
 	ch = append(ch, change("processors", o.Processors, n.Processors)...)
 	ch = append(ch, change("fairness", fairnessText(o), fairnessText(n))...)
 	ch = append(ch, change("baseline", o.Baseline, n.Baseline)...)
@@ -384,3 +385,12 @@ func WriteDiffMarkdown(w io.Writer, d *Diff, oldArg, newArg string) error {
 func mdCell(s string) string { return safetext.MarkdownCell(s) }
 
 func mdCode(s string) string { return safetext.MarkdownCode(s) }
+
+// shareText is a placement's declared shares in words, "" when none.
+func shareText(p pipeline.Placement) string {
+	var parts []string
+	for _, s := range p.Share {
+		parts = append(parts, p.ShareText(s))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -30,6 +30,7 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 		Version:     pipeline.PlanVersion,
 		Experiment:  e.Name,
 		Description: e.Description,
+		Question:    e.Question,
 		Definition:  def.Arg,
 		SourceHash:  def.Hash(),
 		Tags:        schema.TagStrings(def.Tags),

@@ -19,6 +19,9 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 	fmt.Fprintf(&b, "experiment %s: %s\n", p.Experiment, p.Description)
 	fmt.Fprintf(&b, "cells: %d in %d batch(es); estimated wall time at least %s\n", len(p.Cells), len(p.Batches), FormatSeconds(p.EstimatedSeconds))
 	fmt.Fprintf(&b, "plan hash: %s\n", p.Hash[:16])
+	if p.Question != nil {
+		fmt.Fprintf(&b, "question (%s): %s\n", p.Question.Answer, p.Question.Text)
+	}
 	if len(p.Tags) > 0 {
 		fmt.Fprintf(&b, "tags: %s\n", strings.Join(p.Tags, " "))
 	}
@@ -44,6 +47,9 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 			fmt.Fprintf(&b, ", services %s", bt.Placement.Services)
 		}
 		b.WriteString("\n")
+		for _, sh := range bt.Placement.Share {
+			fmt.Fprintf(&b, "  SHARED CPUS: %s\n", bt.Placement.ShareText(sh))
+		}
 		fmt.Fprintf(&b, "  windows: service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s\n",
 			w.ServiceWarmup, w.Warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
 		r := bt.Request
