@@ -258,6 +258,8 @@ func crossings(pts []Point, leaders []string) string {
 		switch r.who {
 		case "tie":
 			parts = append(parts, "tied at "+span)
+		case "not measured":
+			parts = append(parts, "not measured at "+span)
 		default:
 			parts = append(parts, r.who+" leads at "+span)
 		}
