@@ -55,20 +55,39 @@ func studySection(d *doc, t *tables, batches []*Batch) {
 // placementWords says each declared CPU share (fairness rows of check
 // placement) as a sentence.
 func placementWords(d *doc, t *tables) {
-	var items []string
+	// One line per distinct share, naming every batch that made it.
+	type share struct {
+		pass    bool
+		detail  string
+		batches []string
+	}
+	var shares []*share
 	for _, f := range t.fairness {
 		if f.Check != "placement" {
 			continue
 		}
 		detail := strings.TrimPrefix(deref(f.Detail), "warning: ")
-		if f.Pass {
-			items = append(items, fmt.Sprintf("Batch %s ran on a machine too small for disjoint CPU sets: %s.", f.Batch, detail))
-		} else {
-			items = append(items, fmt.Sprintf("UNFAIR: batch %s ran with the target sharing CPUs: %s.", f.Batch, detail))
+		i := slices.IndexFunc(shares, func(s *share) bool { return s.pass == f.Pass && s.detail == detail })
+		if i < 0 {
+			shares = append(shares, &share{pass: f.Pass, detail: detail})
+			i = len(shares) - 1
 		}
+		shares[i].batches = append(shares[i].batches, f.Batch)
 	}
-	if len(items) == 0 {
+	if len(shares) == 0 {
 		return
+	}
+	var items []string
+	for _, s := range shares {
+		which := "Batch " + s.batches[0]
+		if len(s.batches) > 1 {
+			which = "Batches " + strings.Join(s.batches, ", ")
+		}
+		if s.pass {
+			items = append(items, fmt.Sprintf("%s ran on a machine too small for disjoint CPU sets: %s.", which, s.detail))
+		} else {
+			items = append(items, fmt.Sprintf("UNFAIR: %s ran with the target sharing CPUs: %s.", which, s.detail))
+		}
 	}
 	d.h(2, "Small machine: CPU sets shared by declaration")
 	d.p("The definition declared these overlaps (placement.share); read every number of these batches with them in mind.")
@@ -118,12 +137,18 @@ func overall(per []string) string {
 // bytes per request) that make the comparison fair.
 func answerDimensions(d *doc, t *tables, batches []*Batch) {
 	for _, b := range batches {
+		if b.Baseline == nil {
+			// A batch without a baseline (a heap gradient) varies one
+			// knob of one service: it answers another question.
+			d.p("Batch %s has no baseline: it does not compete on the dimensions (its own section follows).", b.Name)
+			continue
+		}
 		if len(b.Variants) < 2 {
 			continue
 		}
 		var rows [][]string
 		wonBy := map[string][]string{}
-		var tied []string
+		var tied, split []string
 		for _, a := range radarAxes {
 			m := metricByKey(a.key)
 			var per, detail []string
@@ -138,7 +163,9 @@ func answerDimensions(d *doc, t *tables, batches []*Batch) {
 			switch o {
 			case "tie":
 				tied = append(tied, a.label)
-			case "split", "not measured":
+			case "split":
+				split = append(split, a.label)
+			case "not measured":
 			default:
 				wonBy[o] = append(wonBy[o], a.label)
 			}
@@ -152,6 +179,9 @@ func answerDimensions(d *doc, t *tables, batches []*Batch) {
 		}
 		if len(tied) > 0 {
 			parts = append(parts, "tied: "+strings.Join(tied, ", "))
+		}
+		if len(split) > 0 {
+			parts = append(parts, "won by different variants at different points: "+strings.Join(split, ", "))
 		}
 		d.p("Batch %s (%d variants, noise band %s): %s.", b.Name, len(b.Variants), fmtPct(b.Noise), orDash(strings.Join(parts, "; ")))
 		d.table(b.preconditions()+" · a tie: the best two inside the noise band or the spread of the repeats",
