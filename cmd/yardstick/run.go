@@ -48,6 +48,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	switch {
 	case *resume != "" && len(args) > 0:
 		return usagef("give a definition or --resume RUNDIR, not both")
+	case *resume != "" && len(pf.tags) > 0:
+		return usagef("-t goes with a definition; --resume runs the plan as it was made, with the tags plan.json records")
 	case *resume != "":
 		if rd, err = pipeline.OpenRunDir(*resume); err != nil {
 			return err
