@@ -312,9 +312,10 @@ func crossings(pts []Point, leaders []string) string {
 	return s
 }
 
-// answerWinners: per batch and workload point, the winner of throughput,
-// p99, RSS and CPU per request; then RSS at the start and the end of the
-// load per variant; then whether every answer varied with {vary}.
+// answerWinners: per batch and workload point, the winner of throughput
+// (closed loop only: an open loop's throughput is its given rate), p99,
+// RSS and CPU per request; then RSS at the start and the end of the load
+// per variant; then whether every answer varied with {vary}.
 func answerWinners(d *doc, t *tables, batches []*Batch) {
 	keys := []string{"rps", "p99", "rss", "cpu"}
 	head := []string{"batch", "workload point"}
@@ -330,9 +331,19 @@ func answerWinners(d *doc, t *tables, batches []*Batch) {
 		for _, p := range b.Points {
 			r := []string{b.Name, p.Caption()}
 			for _, k := range keys {
+				if k == "rps" && p.Mode == "open" {
+					// An open loop's throughput is the rate it was given
+					// (a late loop catching up even exceeds it): not ranked.
+					r = append(r, "not ranked (open loop)")
+					continue
+				}
 				r = append(r, orDash(pointWinner(b, metricByKey(k), p)))
 			}
 			rows = append(rows, r)
+			if p.Mode == "open" {
+				sentences = append(sentences, fmt.Sprintf("%s, %s: p99 %s, CPU/request %s", b.Name, p.Caption(), orDash(r[3]), orDash(r[5])))
+				continue
+			}
 			sentences = append(sentences, fmt.Sprintf("%s, %s: throughput %s, p99 %s", b.Name, p.Caption(), orDash(r[2]), orDash(r[3])))
 		}
 	}
