@@ -9,7 +9,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test slurm-test netns-test pyenv test demo bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test netns-test pyenv test demo study study-name bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -92,6 +92,26 @@ test: deps interop-deps pyenv
 # The default experiment: Go vs JVM sample targets, 4 short cells.
 demo: deps build targets
 	$(YARDSTICK) run experiments/demo.cue
+
+# The five studies (README.md#studies): make study STUDY=<name> builds
+# what the study needs and runs its quick profile (-t profile=quick: 2
+# CPUs, minutes); the full profile is the same file without the tag:
+#   yardstick run experiments/<name>.cue
+STUDIES := gateway payload-scaling rounds scenarios phases
+STUDY_NEEDS_gateway         := $(BIN)/gateway-go $(BIN)/scg.jar
+STUDY_NEEDS_payload-scaling := $(BIN)/sample-go $(BIN)/helidon.jar $(BIN)/helidon.aot
+STUDY_NEEDS_rounds          := $(BIN)/sample-go $(BIN)/helidon.jar $(BIN)/helidon.aot
+STUDY_NEEDS_scenarios       := $(BIN)/sample-go $(BIN)/vertx.jar $(BIN)/quarkus.jar $(BIN)/webflux.jar
+STUDY_NEEDS_phases          := $(BIN)/sample-go $(BIN)/quarkus.jar $(BIN)/webflux.jar
+# payload-scaling's processors scale with the machine: three quarters of
+# its CPUs for the service, the rest for the load generator.
+STUDY_TAGS_payload-scaling  := -t cpus=$(shell nproc)
+study: study-name deps build
+	$(MAKE) $(STUDY_NEEDS_$(STUDY))
+	$(YARDSTICK) run experiments/$(STUDY).cue -t profile=quick $(STUDY_TAGS_$(STUDY))
+
+study-name:
+	@case " $(STUDIES) " in *" $(STUDY) "*) ;; *) echo "make study: STUDY=<name>, one of: $(STUDIES)" >&2; exit 2;; esac
 
 # Benchmarks with ratios against peers measured in the same run:
 #  1. the load generator against wrk (same target, same pinning, runs

@@ -26,11 +26,19 @@ type Plan struct {
 	Version     int    `json:"version"`
 	Experiment  string `json:"experiment"`
 	Description string `json:"description"`
+	// Question is the study's question and how the report answers it;
+	// nil when the experiment asks none.
+	Question *Question `json:"question,omitempty"`
 	// Definition is the argument the plan was made from.
 	Definition string   `json:"definition"`
 	Sources    []Source `json:"sources"`
-	// SourceHash is the sha256 of the definition's files.
+	// SourceHash is the sha256 of the definition's files (and of its tags,
+	// when there are any).
 	SourceHash string `json:"source_hash"`
+	// Tags are the -t key=value injections the definition was evaluated
+	// with: with sources/ they reproduce the plan (yardstick plan
+	// sources/... -t key=value).
+	Tags []string `json:"tags,omitempty"`
 	// Hash identifies the resolved plan: the sha256 of the cell ids in
 	// order. Two plans with the same Hash run the same cells in the same
 	// order.

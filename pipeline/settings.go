@@ -79,6 +79,9 @@ type Placement struct {
 	// Hosts is HostsSeparate when the load generator runs on another host
 	// than the target (and its services); empty when on the same host.
 	Hosts string `json:"hosts,omitempty"`
+	// Share declares the roles allowed to share CPUs on a machine too small
+	// for disjoint sets (share.go); empty: every set is disjoint.
+	Share []Share `json:"share,omitempty"`
 }
 
 // HostsSeparate is Placement.Hosts of a two-host batch.

@@ -228,6 +228,11 @@ func printFairness(w io.Writer, rows []pipeline.FairnessRow) int {
 		}
 		fmt.Fprintf(w, "  UNFAIR %s [%s %s]: %s\n", r.Check, r.Scope, r.Batch, detail)
 	}
+	for _, r := range rows {
+		if fairness.IsWarning(r) {
+			fmt.Fprintf(w, "  WARNING %s [%s %s]: %s\n", r.Check, r.Scope, r.Batch, strings.TrimPrefix(*r.Detail, fairness.WarningPrefix))
+		}
+	}
 	fmt.Fprintln(w)
 	return failed
 }

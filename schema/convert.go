@@ -61,16 +61,17 @@ func (w jsonWindows) convert() pipeline.Windows {
 }
 
 type jsonPlacement struct {
-	Target   string `json:"target"`
-	Services string `json:"services"`
-	Loadgen  string `json:"loadgen"`
-	Hosts    string `json:"hosts"`
+	Target   string           `json:"target"`
+	Services string           `json:"services"`
+	Loadgen  string           `json:"loadgen"`
+	Hosts    string           `json:"hosts"`
+	Share    []pipeline.Share `json:"share"`
 }
 
 // convert leaves the default "same" out of the plan, so a one-host batch
 // keeps the cell ids it had before hosts existed.
 func (p jsonPlacement) convert() pipeline.Placement {
-	pl := pipeline.Placement{Target: p.Target, Services: p.Services, Loadgen: p.Loadgen}
+	pl := pipeline.Placement{Target: p.Target, Services: p.Services, Loadgen: p.Loadgen, Share: p.Share}
 	if p.Hosts == pipeline.HostsSeparate {
 		pl.Hosts = p.Hosts
 	}

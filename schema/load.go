@@ -53,15 +53,22 @@ type Definition struct {
 	Arg         string
 	Sources     []SourceFile
 	Experiments []*Experiment // sorted by name
+	// Tags are the -t key=value injections the definition was evaluated
+	// with (tags.go), in the order given.
+	Tags []Tag
 }
 
-// Hash is the sha256 of the definition's sources (path and content), the
-// "source hash" recorded with every plan.
+// Hash is the sha256 of the definition's sources (path and content) and of
+// its tags when there are any, the "source hash" recorded with every plan:
+// the same files with other tags are another definition.
 func (d *Definition) Hash() string {
 	h := sha256.New()
 	for _, s := range d.Sources {
 		fmt.Fprintf(h, "%s\x00%d\x00", s.Path, len(s.Content))
 		h.Write(s.Content)
+	}
+	for _, t := range d.Tags {
+		fmt.Fprintf(h, "tag\x00%s\x00%s\x00", t.Key, t.Value)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -94,7 +101,11 @@ const MaxFileBytes = 4 << 20
 // relative to wd. It returns the decoded definition, or every problem found,
 // as a Problems error. Only regular .cue files are read: a symlink, FIFO or
 // device is refused, so nothing outside the definition is read.
-func Load(wd, arg string) (*Definition, error) {
+func Load(wd, arg string) (*Definition, error) { return LoadTagged(wd, arg, nil) }
+
+// LoadTagged is Load with tags injected into the fields marked @tag
+// (tags.go).
+func LoadTagged(wd, arg string, tags []Tag) (*Definition, error) {
 	files, err := listFiles(wd, arg)
 	if err != nil {
 		return nil, err
@@ -112,21 +123,21 @@ func Load(wd, arg string) (*Definition, error) {
 		sum := sha256.Sum256(b)
 		srcs = append(srcs, SourceFile{Path: f, Content: b, SHA256: hex.EncodeToString(sum[:])})
 	}
-	return LoadSources(arg, srcs)
+	return LoadSourcesTagged(arg, srcs, tags)
 }
 
 // LoadContext is Load, given up when ctx ends (Ctrl-C, SIGTERM, a
 // timeout). CUE's evaluator cannot be interrupted, so the evaluation goes
 // on in a goroutine whose result is dropped; the caller, a command about
 // to exit, returns at once with ctx's error.
-func LoadContext(ctx context.Context, wd, arg string) (*Definition, error) {
+func LoadContext(ctx context.Context, wd, arg string, tags []Tag) (*Definition, error) {
 	type result struct {
 		def *Definition
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		def, err := Load(wd, arg)
+		def, err := LoadTagged(wd, arg, tags)
 		done <- result{def, err}
 	}()
 	select {
@@ -219,7 +230,12 @@ func listFiles(wd, arg string) ([]string, error) {
 // LoadSources evaluates the given files as one definition. It never touches
 // the file system: the fuzz tests and diff (which may compare a file with
 // its version from git) call it directly.
-func LoadSources(arg string, srcs []SourceFile) (def *Definition, err error) {
+func LoadSources(arg string, srcs []SourceFile) (*Definition, error) {
+	return LoadSourcesTagged(arg, srcs, nil)
+}
+
+// LoadSourcesTagged is LoadSources with tags injected (tags.go).
+func LoadSourcesTagged(arg string, srcs []SourceFile, tags []Tag) (def *Definition, err error) {
 	defer func() {
 		// CUE is a large evaluator; whatever it does on hostile input, the
 		// user gets an error, not a crash.
@@ -257,6 +273,10 @@ func LoadSources(arg string, srcs []SourceFile) (def *Definition, err error) {
 			pkg = name
 		}
 	}
+	notes, tprobs := injectTags(files, tags)
+	if len(tprobs) > 0 {
+		return nil, tprobs.sorted()
+	}
 	for _, f := range files {
 		if aerr := inst.AddSyntax(f); aerr != nil {
 			probs = append(probs, fromCUE(aerr, nil)...)
@@ -267,13 +287,13 @@ func LoadSources(arg string, srcs []SourceFile) (def *Definition, err error) {
 	}
 	raw := ctx.BuildInstance(inst)
 	if raw.Err() != nil {
-		return nil, fromCUE(raw.Err(), nil).sorted()
+		return nil, notes.annotate(fromCUE(raw.Err(), nil)).sorted()
 	}
 	v := raw.Unify(sch.LookupPath(cue.ParsePath("#Experiments")))
 	if verr := v.Validate(cue.Concrete(true), cue.All()); verr != nil {
-		return nil, fromCUE(verr, &raw).sorted()
+		return nil, notes.annotate(fromCUE(verr, &raw)).sorted()
 	}
-	def = &Definition{Arg: arg, Sources: srcs}
+	def = &Definition{Arg: arg, Sources: srcs, Tags: tags}
 	probs = decodeExperiments(v, &raw, def)
 	if len(probs) > 0 {
 		return nil, probs.sorted()

@@ -20,7 +20,10 @@ import (
 type Experiment struct {
 	Name        string
 	Description string
-	Batches     []*Batch // sorted by name
+	// Question is the study's question, answered on the report's first
+	// screen; nil when the experiment asks none.
+	Question *pipeline.Question
+	Batches  []*Batch // sorted by name
 
 	raw cue.Value // the user's own value, for positions
 }
@@ -282,6 +285,7 @@ func decodeExperiments(v cue.Value, raw *cue.Value, def *Definition) Problems {
 // jsonExperiment mirrors #Experiment for decoding.
 type jsonExperiment struct {
 	Description string               `json:"description"`
+	Question    *pipeline.Question   `json:"question"`
 	Batches     map[string]jsonBatch `json:"batches"`
 }
 
@@ -318,6 +322,7 @@ func decodeExperiment(name string, v, raw cue.Value) (*Experiment, Problems) {
 		return nil, Problems{{Pos: e.Pos(), Path: name, Msg: fmt.Sprintf("decode: %v", err)}}
 	}
 	e.Description = je.Description
+	e.Question = je.Question
 	var probs Problems
 	for bn, jb := range je.Batches {
 		bt := &Batch{

@@ -11,7 +11,7 @@ func init() {
 	register(verb{
 		name:    "diff",
 		summary: "show the cells a change to a definition adds, removes or alters (runs nothing)",
-		usage:   "OLD NEW [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
+		usage:   "OLD NEW [-t key=value]... [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
 		run:     runDiff,
 	})
 }

@@ -18,7 +18,7 @@ func init() {
 	register(verb{
 		name:    "plan",
 		summary: "expand a definition into its ordered cells with exact argv and env (runs nothing)",
-		usage:   "FILE|DIR [--json] [--order sequential|interleaved|random] [--seed N] [--experiment NAME]",
+		usage:   "FILE|DIR [-t key=value]... [--json] [--order sequential|interleaved|random] [--seed N] [--experiment NAME]",
 		run:     runPlan,
 	})
 }
@@ -27,10 +27,18 @@ func init() {
 type defFlags struct {
 	evalTimeout time.Duration
 	maxCells    int
+	tags        tagFlag
 }
+
+// tagFlag collects repeated -t key=value flags.
+type tagFlag []string
+
+func (t *tagFlag) String() string     { return strings.Join(*t, " ") }
+func (t *tagFlag) Set(s string) error { *t = append(*t, s); return nil }
 
 func addDefFlags(fs *flag.FlagSet) *defFlags {
 	df := &defFlags{}
+	fs.Var(&df.tags, "t", "key=value: inject value into the definition's fields marked @tag(key), as cue -t does (repeatable)")
 	fs.DurationVar(&df.evalTimeout, "eval-timeout", validate.DefaultTimeout, "give up evaluating a definition after this long")
 	fs.IntVar(&df.maxCells, "max-cells", validate.DefaultMaxCells, "refuse an experiment with more cells than this (counted before include/exclude)")
 	return df
@@ -43,7 +51,11 @@ func (df *defFlags) options() (validate.Options, error) {
 	if df.maxCells <= 0 {
 		return validate.Options{}, usagef("--max-cells must be positive")
 	}
-	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout}, nil
+	tags, err := schema.ParseTags(df.tags)
+	if err != nil {
+		return validate.Options{}, usagef("%v", err)
+	}
+	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout, Tags: tags}, nil
 }
 
 // planFlags are the flags plan, diff and run share.

@@ -19,7 +19,7 @@ func init() {
 	register(verb{
 		name:    "run",
 		summary: "run a definition's cells into a new run directory, or resume one",
-		usage:   "FILE|DIR [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]; two-host batches: --target-host H --loadgen-host H [--target-addr IP]",
+		usage:   "FILE|DIR [-t key=value]... [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]; two-host batches: --target-host H --loadgen-host H [--target-addr IP]",
 		run:     runRun,
 	})
 }
@@ -53,6 +53,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	switch {
 	case *resume != "" && len(args) > 0:
 		return usagef("give a definition or --resume RUNDIR, not both")
+	case *resume != "" && len(pf.tags) > 0:
+		return usagef("-t goes with a definition; --resume runs the plan as it was made, with the tags plan.json records")
 	case *resume != "" && *batch != "":
 		if rd, err = pipeline.OpenRunDir(*resume); err != nil {
 			return err

@@ -11,7 +11,7 @@ func init() {
 	register(verb{
 		name:    "validate",
 		summary: "check definitions against the schema and the static fairness rules (runs nothing)",
-		usage:   "FILE|DIR...",
+		usage:   "FILE|DIR... [-t key=value]...",
 		run:     runValidate,
 	})
 }

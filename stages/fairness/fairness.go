@@ -84,6 +84,7 @@ func Check(in Input) []pipeline.FairnessRow {
 			continue
 		}
 		bc := &batchCheck{b: b, cells: cells}
+		bc.placement() // placement.go
 		bc.eventLoops()
 		bc.perRequestBytes("log_bytes", b.Fairness.LogBytesPerRequest, "access-log bytes/request", logBytes)
 		bc.perRequestBytes("response_bytes", b.Fairness.ResponseBytesPerRequest, "response bytes/request", responseBytes)

@@ -147,6 +147,7 @@ func batchChanges(o, n *pipeline.Batch, op, np *pipeline.Plan) []FieldChange {
 	ch = append(ch, change("placement.services", o.Placement.Services, n.Placement.Services)...)
 	ch = append(ch, change("placement.loadgen", o.Placement.Loadgen, n.Placement.Loadgen)...)
 	ch = append(ch, change("placement.hosts", hostsText(o.Placement), hostsText(n.Placement))...)
+	ch = append(ch, change("placement.share", shareText(o.Placement), shareText(n.Placement))...)
 	ch = append(ch, change("processors", o.Processors, n.Processors)...)
 	ch = append(ch, change("fairness", fairnessText(o), fairnessText(n))...)
 	ch = append(ch, change("baseline", o.Baseline, n.Baseline)...)
@@ -391,4 +392,13 @@ func hostsText(p pipeline.Placement) string {
 		return p.Hosts
 	}
 	return "same"
+}
+
+// shareText is a placement's declared shares in words, "" when none.
+func shareText(p pipeline.Placement) string {
+	var parts []string
+	for _, s := range p.Share {
+		parts = append(parts, p.ShareText(s))
+	}
+	return strings.Join(parts, "; ")
 }

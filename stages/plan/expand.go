@@ -30,8 +30,10 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 		Version:     pipeline.PlanVersion,
 		Experiment:  e.Name,
 		Description: e.Description,
+		Question:    e.Question,
 		Definition:  def.Arg,
 		SourceHash:  def.Hash(),
+		Tags:        schema.TagStrings(def.Tags),
 	}
 	for _, s := range def.Sources {
 		p.Sources = append(p.Sources, pipeline.Source{Path: s.Path, SHA256: s.SHA256})

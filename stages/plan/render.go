@@ -19,6 +19,12 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 	fmt.Fprintf(&b, "experiment %s: %s\n", p.Experiment, p.Description)
 	fmt.Fprintf(&b, "cells: %d in %d batch(es); estimated wall time at least %s\n", len(p.Cells), len(p.Batches), FormatSeconds(p.EstimatedSeconds))
 	fmt.Fprintf(&b, "plan hash: %s\n", p.Hash[:16])
+	if p.Question != nil {
+		fmt.Fprintf(&b, "question (%s): %s\n", p.Question.Answer, p.Question.Text)
+	}
+	if len(p.Tags) > 0 {
+		fmt.Fprintf(&b, "tags: %s\n", strings.Join(p.Tags, " "))
+	}
 	for bi := range p.Batches {
 		bt := &p.Batches[bi]
 		var cells []pipeline.Cell
@@ -44,6 +50,9 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 			b.WriteString("; hosts: separate (the load generator on another host, given to run)")
 		}
 		b.WriteString("\n")
+		for _, sh := range bt.Placement.Share {
+			fmt.Fprintf(&b, "  SHARED CPUS: %s\n", bt.Placement.ShareText(sh))
+		}
 		fmt.Fprintf(&b, "  windows: %s\n", w)
 		r := bt.Request
 		fmt.Fprintf(&b, "  request: %s %s", r.Method, r.Path)

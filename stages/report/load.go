@@ -24,6 +24,8 @@ type tables struct {
 	plan *pipeline.Plan
 	// notes say what was missing.
 	notes []string
+	// question is the study's question from plan.json (study.go).
+	question *pipeline.Question
 }
 
 // load reads the tables of the run directory dir. cells.parquet is

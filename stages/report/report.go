@@ -87,6 +87,7 @@ func Run(dir string, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	t.question = readQuestion(dir)
 	d, notes := build(t, o.Baseline)
 	res.Notes = notes
 	res.Out = o.Out
@@ -162,6 +163,7 @@ func build(t *tables, baseline string) (*doc, []string) {
 		d.list(notes)
 	}
 	unfairSummary(d, t)
+	studySection(d, t, batches) // study.go
 	for _, b := range batches {
 		batchSection(d, t, b)
 	}

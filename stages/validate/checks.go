@@ -43,6 +43,7 @@ var batchChecks = []func(*checker){
 	checkDuplicates,
 	checkBaseline,
 	checkPlacement,
+	checkShares,
 	checkProcessors,
 	checkKinds,
 	checkHeaps,
@@ -195,8 +196,8 @@ func checkPlacement(c *checker) {
 	}
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if both := sets[i].set.Intersect(sets[j].set); len(both) > 0 {
-				c.add(Error, "placement", c.pos("placement", sets[j].role), "CPU sets overlap: placement.%s %s and placement.%s %s share CPU %s; the target, its services and the load generator must not share cores",
+			if both := sets[i].set.Intersect(sets[j].set); len(both) > 0 && !c.b.Placement.Shares(sets[i].role, sets[j].role) {
+				c.add(Error, "placement", c.pos("placement", sets[j].role), "CPU sets overlap: placement.%s %s and placement.%s %s share CPU %s; the target, its services and the load generator must not share cores (on a machine too small for disjoint sets, declare it: placement.share)",
 					sets[i].role, sets[i].spec, sets[j].role, sets[j].spec, both)
 			}
 		}

@@ -92,6 +92,8 @@ type Options struct {
 	MaxCells int
 	// Timeout bounds the CUE evaluation; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Tags are injected into the fields marked @tag (-t key=value).
+	Tags []schema.Tag
 }
 
 func (o Options) maxCells() int {
@@ -112,7 +114,7 @@ func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
 	defer cancel()
-	def, err := schema.LoadContext(ctx, wd, arg)
+	def, err := schema.LoadContext(ctx, wd, arg, o.Tags)
 	if err != nil {
 		probs, ok := err.(schema.Problems)
 		if !ok {

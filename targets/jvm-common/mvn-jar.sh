@@ -1,26 +1,36 @@
 #!/bin/sh
-# Builds one framework target's jar with Maven on Temurin 25 and moves it
-# into place atomically (OUT is either the old jar or the complete new one).
-# Usage: targets/jvm-common/mvn-jar.sh TARGET_DIR BUILT_JAR OUT
+# Builds one framework target's jar with Maven and moves it into place
+# atomically (OUT is either the old jar or the complete new one).
+# Usage: targets/jvm-common/mvn-jar.sh TARGET_DIR BUILT_JAR OUT [JDK]
 #   TARGET_DIR  the target's folder, with its pom.xml (e.g. targets/helidon)
 #   BUILT_JAR   the jar Maven makes, relative to its build folder (helidon.jar)
 #   OUT         where the jar goes (bin/helidon.jar)
+#   JDK         25 (the default: Temurin 25, or $JAVA25_HOME) or 17 (Debian's
+#               OpenJDK 17, or $JAVA17_HOME): the Spring targets are Java 17
 # Maven builds in a fresh temporary folder (-Dbuild.dir), batch mode, quiet,
 # with the default local repository (~/.m2) and without -U: a second build
-# downloads nothing. JAVA25_HOME overrides the JDK's folder.
+# downloads nothing. MVN_FLAGS adds Maven options (e.g. -o to build offline).
 set -eu
 
-if [ "$#" -ne 3 ]; then
-	echo "usage: $0 TARGET_DIR BUILT_JAR OUT" >&2
+if [ "$#" -lt 3 ] || [ "$#" -gt 4 ]; then
+	echo "usage: $0 TARGET_DIR BUILT_JAR OUT [25|17]" >&2
 	exit 2
 fi
 dir=$1
 built=$2
 out=$3
+jdk=${4:-25}
 
-JAVA_HOME=${JAVA25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q 'version "25'; then
-	echo "$0: no JDK 25 at $JAVA_HOME (install a JDK 25 there, or set JAVA25_HOME to one)" >&2
+case $jdk in
+25) JAVA_HOME=${JAVA25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} ;;
+17) JAVA_HOME=${JAVA17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64} ;;
+*)
+	echo "$0: JDK $jdk: want 25 or 17" >&2
+	exit 2
+	;;
+esac
+if ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q "version \"$jdk"; then
+	echo "$0: no JDK $jdk at $JAVA_HOME (install a JDK $jdk there, or set JAVA${jdk}_HOME to one)" >&2
 	exit 1
 fi
 if ! command -v mvn >/dev/null 2>&1; then
@@ -28,16 +38,19 @@ if ! command -v mvn >/dev/null 2>&1; then
 	exit 1
 fi
 export JAVA_HOME
-# Maven's own libraries call sun.misc.Unsafe, which JDK 25 warns about on every run
-MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
-export MAVEN_OPTS
+if [ "$jdk" = 25 ]; then
+	# Maven's own libraries call sun.misc.Unsafe, which JDK 25 warns about on every run
+	MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+	export MAVEN_OPTS
+fi
 
 mkdir -p "$(dirname "$out")"
 work=$(mktemp -d "${TMPDIR:-/tmp}/yardstick-mvn.XXXXXX")
 tmpjar=$(mktemp "$(dirname "$out")/.$(basename "$out").XXXXXX")
 trap 'rm -rf "$work" "$tmpjar"' EXIT INT TERM
 
-(cd "$dir" && mvn -B -q -Dstyle.color=never -Dbuild.dir="$work/build" package)
+# shellcheck disable=SC2086
+(cd "$dir" && mvn -B -q ${MVN_FLAGS:-} -Dstyle.color=never -Dbuild.dir="$work/build" -DskipTests package)
 cp "$work/build/$built" "$tmpjar"
 chmod 644 "$tmpjar"
 mv -f "$tmpjar" "$out"

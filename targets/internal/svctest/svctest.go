@@ -3,7 +3,9 @@
 // Go tests: artifacts that must have been built, processes in their own
 // process group that are killed whatever happens, readiness on loopback,
 // event-loop threads from /proc and SIGTERM stops. A missing artifact or
-// tool fails the test with how to get it; nothing is skipped.
+// tool fails the test with how to get it; nothing is skipped. The JVM
+// framework targets' harness (targets/jvm-common/targettest) builds on
+// these helpers.
 package svctest
 
 import (

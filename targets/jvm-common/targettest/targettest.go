@@ -3,7 +3,9 @@
 // every endpoint's status, type and body against the samples' answers, the
 // access-log switch and its lines, the threads in /proc and the SIGTERM
 // exit. It serves the tests of targets/helidon, targets/vertx and
-// targets/quarkus; a missing jar or JDK 25 fails them, never skips.
+// targets/quarkus; a missing jar or JDK 25 fails them, never skips. What
+// every target's tests share (the repository root, artifacts, free ports,
+// process output, /proc threads) is targets/internal/svctest's.
 package targettest
 
 import (
@@ -26,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"yardstick/targets/internal/svctest"
 )
 
 // DefaultJavaHome is where the framework targets' JDK 25 is looked for
@@ -49,65 +53,15 @@ func Java(t testing.TB) string {
 	return java
 }
 
-// RepoRoot is the folder with yardstick's go.mod, found upwards from the
-// working directory (a package's folder under go test).
-func RepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(b, []byte("module yardstick\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no yardstick go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // Artifact is the absolute path of bin/name, or fails the test, saying to
 // run make frameworks, when it is not there.
 func Artifact(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(RepoRoot(t), "bin", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s is missing: run make frameworks (at the repository root) to build it: %v", p, err)
-	}
-	return p
+	return svctest.Artifact(t, filepath.Join("bin", name))
 }
 
 // FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// Buffer is a bytes.Buffer safe for a process's output and a test's reads.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *Buffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *Buffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+var FreePort = svctest.FreePort
 
 // Spec says how to start a target.
 type Spec struct {
@@ -123,7 +77,7 @@ type Spec struct {
 type Proc struct {
 	Cmd      *exec.Cmd
 	Base     string // http://127.0.0.1:port
-	Output   *Buffer
+	Output   *svctest.Buffer
 	ReadyIn  time.Duration // from exec to the first 200 on /ready
 	Requests int           // requests sent that reached the server, /ready polls included
 	done     chan struct{}
@@ -142,7 +96,7 @@ func Start(t testing.TB, s Spec) *Proc {
 	t.Helper()
 	p := &Proc{
 		Base:   fmt.Sprintf("http://127.0.0.1:%d", s.Port),
-		Output: &Buffer{},
+		Output: &svctest.Buffer{},
 		done:   make(chan struct{}),
 		client: &http.Client{
 			Timeout:   10 * time.Second,
@@ -250,23 +204,9 @@ func (p *Proc) Do(t testing.TB, method, path, body string) Reply {
 // 15 bytes) matches re, and returns all names.
 func Threads(t testing.TB, pid int, re *regexp.Regexp) (n int, names []string) {
 	t.Helper()
-	files, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/comm", pid))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no threads under /proc/%d/task: %v", pid, err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // a thread that has just ended
-		}
-		name := strings.TrimSuffix(string(b), "\n")
-		names = append(names, name)
-		if re.MatchString(name) {
-			n++
-		}
-	}
+	names = svctest.Threads(t, pid)
 	slices.Sort(names)
-	return n, names
+	return svctest.CountMatching(names, re), names
 }
 
 // The answers of the samples (targets/go, targets/java) with work factor 2,
