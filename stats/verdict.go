@@ -108,6 +108,13 @@ type Comparison struct {
 	Warnings []string
 }
 
+// Unsteady says the verdict is a tie only because a side estimates
+// nothing stable (its measured noise is +Inf: a kept window that was not
+// steady), not because the two are alike.
+func (c Comparison) Unsteady() bool {
+	return c.Verdict == Tie && math.IsInf(c.Measured, 1) && math.Abs(c.Delta) > c.Band+1e-12 && (!c.Tested() || c.P <= Alpha)
+}
+
 // Tested says whether the Mann-Whitney U test ran.
 func (c Comparison) Tested() bool { return !math.IsNaN(c.P) }
 
@@ -120,7 +127,9 @@ func Compare(baseline, candidate []float64, lowerIsBetter bool, noiseBand float6
 
 // Noise is the measured noise of the two sides of a comparison: the
 // relative half-width of a 95% interval of each side's figure (0.05 is
-// ±5%); NaN or a negative value where it is unknown. A caller that knows
+// ±5%); NaN or a negative value where it is unknown; +Inf where the
+// figure estimates nothing stable (a kept window that was not in a steady
+// state), so that no difference from it is a verdict. A caller that knows
 // a figure less well than its interval says passes more: the report
 // passes the larger of a kept window's noise and its drift.
 type Noise struct {
@@ -152,7 +161,10 @@ func CompareMeasured(baseline, candidate []float64, lowerIsBetter bool, noiseBan
 	c.Spread = max(Spread(base), Spread(cand))
 	c.Band = max(noiseBand, c.Spread)
 	c.Indicative = len(base) < MinRepeats || len(cand) < MinRepeats
-	if !math.IsNaN(c.NoiseBaseline) && !math.IsNaN(c.NoiseCandidate) {
+	switch {
+	case math.IsInf(c.NoiseBaseline, 1) || math.IsInf(c.NoiseCandidate, 1):
+		c.Measured = math.Inf(1) // a side that estimates nothing stable
+	case !math.IsNaN(c.NoiseBaseline) && !math.IsNaN(c.NoiseCandidate):
 		c.Measured = c.NoiseBaseline + c.NoiseCandidate
 	}
 	switch {
@@ -198,7 +210,7 @@ func CompareMeasured(baseline, candidate []float64, lowerIsBetter bool, noiseBan
 
 // known is v when it is a finite measured noise (>= 0), else NaN.
 func known(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+	if math.IsNaN(v) || v < 0 {
 		return math.NaN()
 	}
 	return v

@@ -253,7 +253,7 @@ func (c *Comparison) changes(d *doc) {
 // variant and workload point.
 func (c *Comparison) verdicts(d *doc) {
 	d.h(2, "B against A")
-	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, for throughput and p99 inside what both sides' kept windows measured of themselves (each side's noise, a 95%% half-width, or its drift across the window if larger; the two added), or not significant (Mann-Whitney U, p shown) with %d or more repeats. Unfair cells are marked UNFAIR.", stats.MinSamples)
+	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, for throughput and p99 inside what both sides' kept windows measured of themselves (each side's noise, a 95%% half-width, or its drift across the window if larger; the two added), or not significant (Mann-Whitney U, p shown) with %d or more repeats; ? is no verdict: a side's kept window was not steady. Unfair cells are marked UNFAIR.", stats.MinSamples)
 	if len(c.rows) == 0 {
 		d.p("No cell was measured in both runs.")
 		return
@@ -319,14 +319,25 @@ func (c *Comparison) noiseTies(d *doc) {
 			if cmp.Verdict != stats.Tie || math.IsNaN(cmp.Measured) || math.Abs(cmp.Delta) <= cmp.Band+1e-12 || math.Abs(cmp.Delta) > cmp.Measured+1e-12 {
 				continue
 			}
-			items = append(items, fmt.Sprintf("%s %s %s: %s %.2fx is inside the measured noise or drift (A ±%.1f%%, B ±%.1f%%)",
-				r.Batch, r.Variant, r.Point.Label(), metricByKey(compareMetrics[i]).title, cmp.Ratio, 100*cmp.NoiseBaseline, 100*cmp.NoiseCandidate))
+			items = append(items, fmt.Sprintf("%s %s %s: %s %.2fx is inside the measured noise or drift (A %s, B %s)",
+				r.Batch, r.Variant, r.Point.Label(), metricByKey(compareMetrics[i]).title, cmp.Ratio, sideNoise(cmp.NoiseBaseline), sideNoise(cmp.NoiseCandidate)))
 		}
 	}
 	if len(items) > 0 {
 		d.p("Ties by measured noise or drift: outside the declared band, inside what the cells measured of themselves:")
 		d.list(items)
 	}
+}
+
+// sideNoise is one side's uncertainty in words.
+func sideNoise(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "not steady: no verdict"
+	case math.IsNaN(v):
+		return "steady, no noise measured"
+	}
+	return fmt.Sprintf("±%.1f%%", 100*v)
 }
 
 // notSteady lists the rows whose cells were not steady in their kept

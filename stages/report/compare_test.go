@@ -174,10 +174,10 @@ func ptrTo[T any](v T) *T { return &v }
 // The same code measured twice on a noisy machine: B's throughput 20%
 // above A's and its p99 20% below, each kept window ±15%, is a tie on
 // both, said as a tie by measured noise; the same differences with ±3%
-// on each side are verdicts, unless B's throughput drifted 25% across its
-// kept window: a drift is an uncertainty as large, so that throughput is
-// a tie too, and the row is said to be biased. One repeat: the verdicts
-// are indicative.
+// on each side are verdicts, unless B's kept window was not steady (its
+// throughput drifted 25% across it): such a cell estimates nothing
+// stable, so no difference from it is a verdict, and the row is said to
+// be biased. One repeat: the verdicts are indicative.
 func TestCompareMeasuredNoise(t *testing.T) {
 	for _, tc := range []struct {
 		noise      float64
@@ -187,8 +187,8 @@ func TestCompareMeasuredNoise(t *testing.T) {
 		{0.15, true, "| main | go | c8 | 1 | 1.20x ~ | n/a | 0.80x ~ |",
 			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±15.0%, B ±15.0%)\n- main go c8: p99 0.80x is inside the measured noise or drift (A ±15.0%, B ±15.0%)\n"},
 		{0.03, true, "| main | go | c8 | 1 | 1.20x better | n/a | 0.80x better |", ""},
-		{0.03, false, "| main | go | c8 | 1 | 1.20x ~ | n/a | 0.80x better |",
-			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±3.0%, B ±25.0%)\n"},
+		{0.03, false, "| main | go | c8 | 1 | 1.20x ? | n/a | 0.80x ? |",
+			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±3.0%, B not steady: no verdict)\n- main go c8: p99 0.80x is inside the measured noise or drift (A ±3.0%, B not steady: no verdict)\n"},
 	} {
 		c := join(sideOf(t, aaCells(10000, 5000, tc.noise, true), nil), sideOf(t, aaCells(12000, 4000, tc.noise, tc.steady), nil))
 		var out bytes.Buffer

@@ -75,15 +75,19 @@ func fmtSample(vs []float64, f func(float64) string) string {
 	return s
 }
 
-// fmtComparison renders a verdict cell: "1.01x ~", "2.00x better (p=0.008)".
+// fmtComparison renders a verdict cell: "1.01x ~", "2.00x better (p=0.008)",
+// "1.19x ?" (no verdict: a side was not steady).
 func fmtComparison(c stats.Comparison) string {
 	if c.Verdict == stats.NoData {
 		return "n/a"
 	}
 	s := fmt.Sprintf("%.2fx ", c.Ratio)
-	if c.Verdict == stats.Tie {
+	switch {
+	case c.Unsteady():
+		s += "?"
+	case c.Verdict == stats.Tie:
 		s += "~"
-	} else {
+	default:
 		s += c.Verdict
 	}
 	if c.Tested() {

@@ -48,22 +48,40 @@ func f64(p *float64) (float64, bool) {
 // bootstrap's 95% half-width) and its drift across the window (a window
 // that rose 29% from its first third to its last gives a figure that
 // depends on where it was cut by about as much, which a bootstrap of the
-// drifting intervals does not see). Unknown without either.
-func uncertainty(noise, drift *float64) (float64, bool) {
+// drifting intervals does not see). Unknown without either. A cell whose
+// kept window was not steady (in throughput or p99) estimates nothing
+// stable: its uncertainty is unbounded, and no difference from it is a
+// verdict.
+func uncertainty(c *datasets.Cell, noise, drift *float64) (float64, bool) {
+	if (c.KeptSteady != nil && !*c.KeptSteady) || (c.P99KeptSteady != nil && !*c.P99KeptSteady) {
+		return math.Inf(1), true
+	}
 	n, okN := f64(noise)
 	d, okD := f64(drift)
 	return max(n, math.Abs(d)), okN || okD
+}
+
+// steadyOnly is the uncertainty of a figure of the load without a
+// measured noise of its own: unbounded when the cell was not steady,
+// unknown otherwise (the declared band and the spread decide).
+func steadyOnly(c *datasets.Cell) (float64, bool) {
+	if u, _ := uncertainty(c, nil, nil); math.IsInf(u, 1) {
+		return u, true
+	}
+	return 0, false
 }
 
 // metrics are the main table's columns, in order.
 var metrics = func() []metric {
 	ms := []metric{
 		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS,
-			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c.NoiseRPS, c.KeptChange) }},
-		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency},
+			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c, c.NoiseRPS, c.KeptChange) }},
+		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency,
+			noise: steadyOnly},
 		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency,
-			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c.NoiseP99, c.P99KeptChange) }},
-		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency},
+			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c, c.NoiseP99, c.P99KeptChange) }},
+		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency,
+			noise: steadyOnly},
 	}
 	for i, us := range datasets.TailThresholdsUS {
 		ms = append(ms, metric{
@@ -71,6 +89,7 @@ var metrics = func() []metric {
 			get:    func(c *datasets.Cell) (float64, bool) { return f64(c.Tails[i].Share) },
 			count:  func(c *datasets.Cell) (float64, bool) { return i64(c.Tails[i].Count) },
 			format: fmtShare,
+			noise:  steadyOnly,
 		})
 	}
 	return append(ms,
@@ -79,7 +98,8 @@ var metrics = func() []metric {
 		metric{key: "rss_after", title: "RSS after", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }, format: fmtBytes},
 		metric{key: "cold", title: "cold start", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }, format: fmtColdStart},
 		metric{key: "steady", title: "time to steady", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.SteadyStartUS) }, format: fmtSeconds},
-		metric{key: "cpu", title: "CPU/req", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU},
+		metric{key: "cpu", title: "CPU/req", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU,
+			noise: steadyOnly},
 	)
 }()
 

@@ -451,6 +451,10 @@ func verdicts(d *doc, b *Batch) {
 // verdictPhrase says one comparison in words: "1.21x better throughput",
 // "p99 a tie".
 func verdictPhrase(name string, c stats.Comparison) string {
+	switch {
+	case c.Unsteady():
+		return name + " no verdict (not steady)"
+	}
 	switch c.Verdict {
 	case stats.Tie:
 		return name + " a tie"
@@ -519,7 +523,7 @@ func results(d *doc, b *Batch) {
 
 func ratios(d *doc, b *Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	d.p("Candidate / baseline of the medians (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, for throughput and p99 inside the measured noise (or drift, if larger) of both sides added, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown).", fmtPct(b.Noise), stats.MinSamples)
+	d.p("Candidate / baseline of the medians (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, for throughput and p99 inside the measured noise (or drift, if larger) of both sides added, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown); `?` is no verdict: a side's kept window was not steady, so its figure estimates nothing stable.", fmtPct(b.Noise), stats.MinSamples)
 	var warned []string
 	for _, p := range b.Points {
 		base := b.Sample(b.Baseline, p)

@@ -59,7 +59,7 @@ func TestQuestionAnswered(t *testing.T) {
 			"Batch main (3 variants, noise band 7%): ",
 			"| dimension | winner | per workload point |",
 			"| RSS under load | go | ",
-			"won by different variants at different points: throughput, p99.9, tail >10 ms.",
+			"won by different variants at different points: throughput, p99, p99.9, tail >10 ms.",
 		}},
 		{pipeline.AnswerCrossover, []string{
 			"## The question: Which wins?",
