@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -42,16 +43,28 @@ type Writer[R any] struct {
 }
 
 // writerProperties are the Parquet settings of every table: zstd,
-// dictionary encoding where it pays (the writer falls back to plain pages
-// when a dictionary grows too large), statistics, fixed row groups.
-func writerProperties() *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
+// statistics, fixed row groups, and dictionary pages for the dictionary
+// columns only (sc's dictionary-typed fields), with a dictionary page
+// limit well above what they hold. A column whose dictionary outgrows the
+// limit falls back to plain pages part-way, and the writer then lists the
+// chunk's two encodings in the footer in an order that changes from one
+// write to the next: a table of per-interval histograms did. Plain pages
+// for every other column keep the bytes of a rebuild identical.
+func writerProperties(sc *arrow.Schema) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithDictionaryPageSizeLimit(64 << 20),
 		parquet.WithStats(true),
 		parquet.WithMaxRowGroupLength(RowGroupRows),
 		parquet.WithVersion(parquet.V2_6),
-	)
+	}
+	for _, f := range sc.Fields() {
+		if f.Type.ID() == arrow.DICTIONARY {
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		}
+	}
+	return parquet.NewWriterProperties(opts...)
 }
 
 // noClose hides the file's Close from the Parquet writer, which would
@@ -71,7 +84,7 @@ func (t *Table[R]) Create(dir string, meta Meta) (*Writer[R], error) {
 	meta.Table = t.name
 	meta.SchemaVersion = SchemaVersion
 	sc := t.schemaWithMeta(meta)
-	fw, err := pqarrow.NewFileWriter(sc, noClose{f}, writerProperties(),
+	fw, err := pqarrow.NewFileWriter(sc, noClose{f}, writerProperties(sc),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		f.Close()
