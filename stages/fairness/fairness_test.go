@@ -75,6 +75,29 @@ func find(rows []pipeline.FairnessRow, check, cell string) *pipeline.FairnessRow
 	return nil
 }
 
+// wantRow is a fairness row a test expects: the check, the cell ("" for
+// the batch row), pass or fail, and a part of its detail.
+type wantRow struct {
+	check, cell string
+	pass        bool
+	detail      string
+}
+
+// expectRows checks that rows has each wanted row.
+func expectRows(t *testing.T, rows []pipeline.FairnessRow, want []wantRow) {
+	t.Helper()
+	for _, tc := range want {
+		r := find(rows, tc.check, tc.cell)
+		if r == nil {
+			t.Errorf("%s %q: no row", tc.check, tc.cell)
+			continue
+		}
+		if r.Pass != tc.pass || r.Detail == nil || !strings.Contains(*r.Detail, tc.detail) {
+			t.Errorf("%s %q: pass %v (want %v), detail %v (want %q)", tc.check, tc.cell, r.Pass, tc.pass, *r.Detail, tc.detail)
+		}
+	}
+}
+
 func TestChecks(t *testing.T) {
 	p := plan2()
 	// go: 32 connections at 10000 rps = 3200 us residence, mean 3200 us.
@@ -86,11 +109,7 @@ func TestChecks(t *testing.T) {
 	jvmCP.AccessLog.BytesPerRequest = 440
 	rows := Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": goCP, "b": jvmCP}})
 
-	for _, tc := range []struct {
-		check, cell string
-		pass        bool
-		detail      string
-	}{
+	expectRows(t, rows, []wantRow{
 		{"event_loops", "a", true, "GOMAXPROCS"},
 		{"event_loops", "b", false, "4 event-loop threads, declared 2"},
 		{"event_loops", "", false, "go 2, jvm 4"},
@@ -101,16 +120,7 @@ func TestChecks(t *testing.T) {
 		{"nagle_floor", "b", false, "Nagle"},
 		{"loadgen_saturation", "a", true, "busy 50%"},
 		{"gc_window", "a", true, "3 collection(s) in the window"},
-	} {
-		r := find(rows, tc.check, tc.cell)
-		if r == nil {
-			t.Errorf("%s %q: no row", tc.check, tc.cell)
-			continue
-		}
-		if r.Pass != tc.pass || r.Detail == nil || !strings.Contains(*r.Detail, tc.detail) {
-			t.Errorf("%s %q: pass %v (want %v), detail %v (want %q)", tc.check, tc.cell, r.Pass, tc.pass, *r.Detail, tc.detail)
-		}
-	}
+	})
 
 	unfair := pipeline.UnfairCells(p, rows)
 	if got := strings.Join(unfair["b"], ","); got != "event_loops,littles_law,log_bytes,nagle_floor" {
@@ -137,24 +147,11 @@ func TestSteadyStateAndNoise(t *testing.T) {
 	ramp.Steady.StartUS = 5_500_000
 	ramp.Steady.Noise.RPS = 0.12 // the median of 0.02 and 0.12 is 0.07: above the 5% band
 	rows := Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": ok(10000, 3200, 3000, t), "b": ramp}})
-	for _, tc := range []struct {
-		check, cell string
-		pass        bool
-		detail      string
-	}{
+	expectRows(t, rows, []wantRow{
 		{"steady_state", "a", true, "throughput flat, p99 flat; steady from 0.0 s"},
 		{"steady_state", "b", false, "NOT STEADY: throughput changepoint inside the kept window at 5.5 s, drifts +30.0% across the kept window (band ±7.0%)"},
 		{"noise", "", false, "throughput: declared noise band ±5.0%, measured ±7.0% (median of 2 cells; noisiest"},
-	} {
-		r := find(rows, tc.check, tc.cell)
-		if r == nil {
-			t.Errorf("%s %q: no row", tc.check, tc.cell)
-			continue
-		}
-		if r.Pass != tc.pass || r.Detail == nil || !strings.Contains(*r.Detail, tc.detail) {
-			t.Errorf("%s %q: pass %v (want %v), detail %v (want %q)", tc.check, tc.cell, r.Pass, tc.pass, *r.Detail, tc.detail)
-		}
-	}
+	})
 	var p99Noise *pipeline.FairnessRow
 	for i := range rows {
 		if r := &rows[i]; r.Check == "noise" && strings.HasPrefix(*r.Detail, "p99:") {

@@ -3,7 +3,6 @@ package fairness
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"yardstick/pipeline"
@@ -110,7 +109,6 @@ func (bc *batchCheck) noise() {
 				Detail: str(m.name + ": no cell has a measured noise (kept windows too short to resample): the declared band is untested")})
 			continue
 		}
-		slices.Sort(vals)
 		med := stats.Median(vals)
 		bc.add(pipeline.FairnessRow{Check: "noise", Scope: "batch", Expected: num(band), Measured: num(med), Unit: str("relative half-width"),
 			Pass: band >= med,
