@@ -3,10 +3,18 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,7 +25,13 @@ import (
 // and every connection and waits for its goroutines.
 func hostileServer(t *testing.T, misbehave func(c net.Conn, wrote *atomic.Int64)) (url string, wrote *atomic.Int64) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return hostileServerOn(t, net.ListenConfig{}, misbehave)
+}
+
+// hostileServerOn is hostileServer with a listener made by lc.
+func hostileServerOn(t *testing.T, lc net.ListenConfig, misbehave func(c net.Conn, wrote *atomic.Int64)) (url string, wrote *atomic.Int64) {
+	t.Helper()
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,34 +230,135 @@ func TestHostileTargets(t *testing.T) {
 }
 
 // TestEarlyResponse: a target that answers before it has read the whole
-// request (as a server refusing a large body does) leaves the rest of the
-// request unsent, so the connection is replaced rather than reused with a
-// half-written request in it. The target reads and discards the rest.
+// request, as a server refusing a large upload does (413, 401). Whether the
+// answer arrives before or after the load generator has written the last
+// byte depends on the kernel's socket buffers and on scheduling, so each
+// case is built to hold either way:
+//
+//   - "closes": net/http answers 413 without reading the 32 MiB body and
+//     closes the connection (Connection: close); every request is answered
+//     on its own connection.
+//   - "drains": net/http answers 413 at once, then reads and discards the
+//     body (full duplex) and keeps the connection; every request is
+//     answered, on as many connections as the timing gave (1 to 5).
+//   - "never reads": a server with a small receive buffer answers 413 and
+//     never reads the body, so the load generator is still writing when
+//     the answer comes: it must stop writing and replace the connection
+//     rather than reuse it with a half-written request in it (reusing it
+//     would wait for an answer that never comes).
+//
+// In every case the run must end with exactly the 5 answers, no timeout or
+// other error, long before its 10 s bound.
 func TestEarlyResponse(t *testing.T) {
 	t.Parallel()
-	var accepted atomic.Int64
-	url, _ := hostileServer(t, func(c net.Conn, w *atomic.Int64) {
-		accepted.Add(1)
-		n, err := c.Write([]byte("HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n"))
-		w.Add(int64(n))
+	const sends = 5
+	run := func(t *testing.T, url string) {
+		t.Helper()
+		start := time.Now()
+		res, err := Run(context.Background(), Spec{URL: url, Method: "POST", Body: "{payload_text}", Payload: 32 << 20,
+			Connections: 1, Duration: Duration(10 * time.Second), Timeout: Duration(10 * time.Second), MaxRequests: sends}, nil)
 		if err != nil {
-			return
+			t.Fatal(err)
 		}
-		buf := make([]byte, 64<<10)
-		for {
-			if _, err := c.Read(buf); err != nil {
-				return
-			}
+		if res.Requests != sends || res.ErrorsByKind["status_4xx"] != sends || res.Errors != sends {
+			t.Errorf("%d responses, errors %v after %s: want %d 413s and no other error",
+				res.Requests, res.ErrorsByKind, time.Since(start).Round(time.Millisecond), sends)
+		}
+	}
+	t.Run("closes", func(t *testing.T) {
+		t.Parallel()
+		url, conns := earlyServer(t, false)
+		run(t, url)
+		if n := conns.Load(); n != sends {
+			t.Errorf("%d connections: want %d, one per request (each 413 closes its connection)", n, sends)
 		}
 	})
-	const sends = 5
-	res, err := Run(context.Background(), Spec{URL: url, Method: "POST", Body: "{payload_text}", Payload: 32 << 20,
-		Connections: 1, Duration: Duration(10 * time.Second), MaxRequests: sends}, nil)
+	t.Run("drains", func(t *testing.T) {
+		t.Parallel()
+		url, conns := earlyServer(t, true)
+		run(t, url)
+		if n := conns.Load(); n < 1 || n > sends {
+			t.Errorf("%d connections: want 1 to %d", n, sends)
+		}
+	})
+	t.Run("never reads", func(t *testing.T) {
+		t.Parallel()
+		// A 64 KiB receive buffer set on the listener (and so on every
+		// accepted socket, without autotuning) bounds what the load
+		// generator can write before it must wait: its own send buffer
+		// (tcp_wmem's maximum) plus this, far below the 32 MiB request.
+		if max := tcpWmemMax(t); max >= 16<<20 {
+			t.Fatalf("tcp_wmem allows a %d-byte send buffer: the 32 MiB request could be written whole before the answer", max)
+		}
+		lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) })
+			return errors.Join(err, serr)
+		}}
+		release := make(chan struct{})
+		var accepted atomic.Int64
+		url, _ := hostileServerOn(t, lc, func(c net.Conn, w *atomic.Int64) {
+			accepted.Add(1)
+			n, _ := c.Write([]byte("HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n"))
+			w.Add(int64(n))
+			<-release // hold the connection, unread, until the test ends
+		})
+		t.Cleanup(func() { close(release) }) // runs before hostileServerOn's cleanup
+		run(t, url)
+		if n := accepted.Load(); n != sends {
+			t.Errorf("%d connections answered: want %d, one per request", n, sends)
+		}
+	})
+}
+
+// earlyServer is a net/http server that answers every request 413 before
+// reading its body. With drain it then reads and discards the body and
+// keeps the connection (full duplex); without it, net/http closes the
+// connection rather than read an unread body that large. It counts the
+// connections it accepted.
+func earlyServer(t *testing.T, drain bool) (string, *atomic.Int64) {
+	t.Helper()
+	conns := new(atomic.Int64)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if drain {
+			if err := rc.EnableFullDuplex(); err != nil {
+				t.Error(err)
+			}
+		}
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		if drain {
+			_, _ = io.Copy(io.Discard, r.Body)
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", conns
+}
+
+// tcpWmemMax reads the largest send buffer TCP autotuning may give a socket.
+func tcpWmemMax(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_wmem")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Requests != sends || res.ErrorsByKind["status_4xx"] != sends || res.Errors != sends || accepted.Load() != sends {
-		t.Errorf("%d responses, errors %v, %d connections accepted: want %d 413s, each on its own connection",
-			res.Requests, res.ErrorsByKind, accepted.Load(), sends)
+	f := strings.Fields(string(b))
+	if len(f) != 3 {
+		t.Fatalf("tcp_wmem: %q", b)
 	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil {
+		t.Fatalf("tcp_wmem: %v", err)
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net"
 	"runtime"
@@ -278,7 +279,8 @@ func (w *worker) ctl(op int, c *conn, events uint32) {
 }
 
 // drop closes c's socket and schedules a new one: after a back-off when
-// connecting failed, at once otherwise.
+// connecting failed, at once otherwise, and never once the request quota
+// is spent.
 func (w *worker) drop(c *conn, now int64, backoff bool) {
 	if c.fd >= 0 {
 		unix.Close(c.fd) // also removes it from the epoll set
@@ -292,6 +294,10 @@ func (w *worker) drop(c *conn, now int64, backoff bool) {
 	}
 	c.p.release()
 	c.state = csDown
+	if w.quota == 0 {
+		c.retryAt = math.MaxInt64 // nothing left to send: no new connection
+		return
+	}
 	if backoff {
 		c.backoff = min(max(c.backoff*2, minBackoff), maxBackoff)
 		c.retryAt = now + c.backoff
