@@ -9,7 +9,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test slurm-test netns-test pyenv test demo study study-name bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration-test pyenv test demo study study-name bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -54,6 +54,15 @@ slurm-test: deps build targets
 # beside make test (in .ci/run).
 netns-test:
 	./.ci/netns-test
+
+# The decisions against differences known in advance, on real runs of the
+# Go sample target (cmd/yardstick/calibration_test.go, tagged
+# `calibration`): an A/A pair that must never be better or worse, and a
+# twin doing more work per request that adaptive repeats must call worse;
+# then the A/A again with another process loading both CPUs in bursts.
+# A few minutes of real load, so beside make test (in .ci/run).
+calibration-test:
+	$(GO) test -tags calibration -count=1 -p 1 -timeout 20m -v -run '^TestCalibration' ./cmd/yardstick/
 
 # The Python environment of the notebook readers and reference checks,
 # pinned by requirements.txt, in the git-ignored .venv/; rebuilt when

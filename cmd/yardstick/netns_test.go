@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +56,7 @@ const twoHostCUE = `twohost: {
 func TestNetnsTwoHostRun(t *testing.T) {
 	netnstest.Require(t)
 	dir := t.TempDir()
-	yardstick, sample := buildTwoHostBinaries(t, dir)
+	yardstick, sample := buildBinaries(t, dir)
 	ns := netnstest.Setup(t)
 	const port = 18555 // A is a fresh namespace: every port is free there
 	writeDef(t, dir, "two.cue", `, hosts: "separate"`, sample, "0.0.0.0", port)
@@ -120,7 +119,7 @@ func TestNetnsTwoHostRun(t *testing.T) {
 func TestNetnsLoadgenRefusesOtherAddresses(t *testing.T) {
 	netnstest.Require(t)
 	dir := t.TempDir()
-	yardstick, _ := buildTwoHostBinaries(t, dir)
+	yardstick, _ := buildBinaries(t, dir)
 	ns := netnstest.Setup(t)
 	for _, spec := range []loadgen.Spec{
 		{URL: "http://" + netnstest.AddrA + ":18555/"},
@@ -139,17 +138,6 @@ func TestNetnsLoadgenRefusesOtherAddresses(t *testing.T) {
 			t.Logf("url %s allow %v: %v", spec.URL, spec.Allow, err)
 		}
 	}
-}
-
-func buildTwoHostBinaries(t *testing.T, dir string) (yardstick, sample string) {
-	t.Helper()
-	yardstick, sample = filepath.Join(dir, "yardstick"), filepath.Join(dir, "sample-go")
-	for pkg, out := range map[string]string{"yardstick/cmd/yardstick": yardstick, "yardstick/targets/go": sample} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-		}
-	}
-	return yardstick, sample
 }
 
 func writeDef(t *testing.T, dir, name, hosts, sample, listen string, port int) {
@@ -206,16 +194,6 @@ func cellErrors(results string) string {
 		}
 	}
 	return b.String()
-}
-
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // A nsWatch records, while a run goes, which namespace each target and
@@ -516,11 +494,10 @@ func filled(rows []map[string]*string, col string) (all, some bool) {
 	return all, some
 }
 
-// statistical are the checks that judge how steady and how noisy the
-// numbers are, not where they were measured: windows of two seconds on a
+// statistical are the checks that judge how steady the numbers are, not where they were measured: windows of two seconds on a
 // shared 2-core machine are often neither steady nor quiet, on one host as
 // on two.
-var statistical = []string{"steady_state", "noise"}
+var statistical = []string{"steady_state"}
 
 // measuredFairly: the cell is ok, or unfair only by the statistical
 // checks; every other check (affinity of the target and of the load

@@ -1,0 +1,136 @@
+//go:build calibration
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+)
+
+// The calibration tests (make calibration-test): real runs of the Go
+// sample target that check the decisions against differences known in
+// advance. Variant "same" is the baseline's binary with the baseline's
+// flags: every comparison of it is an A/A and must never be better or
+// worse. Variant "slow" does more work per request (-work-factor 13
+// against 10): about 15-20% lower throughput, which adaptive repeats must
+// call worse, in the right direction, within 8 rounds.
+
+const calibrationCUE = `calibration: {
+	description: "decisions against known differences: an A/A pair and a slower twin"
+	batches: main: {
+		processors: 1
+		placement: {target: "0", loadgen: "1"}
+		windows: {serviceWarmup: "1s", warmup: "1s", measure: "3s", discardHead: "0s", readyTimeout: "20s"}
+		sampling: {interval: "100ms", idleAfter: "200ms"}
+		repeats: {min: 3, max: 8}
+		workload: {request: path: "/api/generated/{payload}", payload: [128], concurrency: [8]}
+		targets: {
+			base: {kind: "go", cmd: ["SAMPLE", "-port", "{port}"], port: PORT1, ready: "/ready", gomemlimit: "off"}
+			same: {kind: "go", cmd: ["SAMPLE", "-port", "{port}"], port: PORT2, ready: "/ready", gomemlimit: "off"}
+			slow: {kind: "go", cmd: ["SAMPLE", "-port", "{port}", "-work-factor", "13"], port: PORT3, ready: "/ready", gomemlimit: "off"}
+		}
+		baseline: "base"
+		fairness: noise: 0.05
+	}
+}
+`
+
+// TestCalibrationQuiet runs the calibration batch on the machine as it is.
+func TestCalibrationQuiet(t *testing.T) { calibrate(t, false) }
+
+// TestCalibrationLoaded runs it while another process loads both CPUs in
+// bursts (200 ms busy, 300 ms idle, in two threads): the A/A pair must
+// still never get better or worse.
+func TestCalibrationLoaded(t *testing.T) { calibrate(t, true) }
+
+func calibrate(t *testing.T, loaded bool) {
+	dir := t.TempDir()
+	yardstick, sample := buildBinaries(t, dir)
+	def := strings.NewReplacer("SAMPLE", sample,
+		"PORT1", fmt.Sprint(freeLoopbackPort(t)), "PORT2", fmt.Sprint(freeLoopbackPort(t)), "PORT3", fmt.Sprint(freeLoopbackPort(t))).Replace(calibrationCUE)
+	if err := os.WriteFile(filepath.Join(dir, "calibration.cue"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if loaded {
+		stop := burstLoad(t)
+		defer stop()
+	}
+	results := filepath.Join(dir, "results")
+	out, err := runCalibration(t, dir, yardstick, "run", "calibration.cue", "--out", results)
+	t.Logf("yardstick run:\n%s", out)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	m, _ := filepath.Glob(filepath.Join(results, "calibration", pipeline.RunIDPrefix+"*", "comparisons.parquet"))
+	if len(m) != 1 {
+		t.Fatalf("want one comparisons.parquet, found %v", m)
+	}
+	rows, _, err := datasets.Comparisons.Read(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowWorse := false
+	for _, r := range rows {
+		t.Logf("%s", r)
+		switch {
+		case r.Candidate == "same" && (r.Verdict == "better" || r.Verdict == "worse"):
+			t.Errorf("A/A called %s: %s", r.Verdict, r)
+		case r.Candidate == "slow" && r.Metric == "throughput":
+			slowWorse = r.Verdict == "worse"
+			if r.Verdict == "better" {
+				t.Errorf("the slower twin called better: %s", r)
+			}
+		}
+	}
+	if !loaded && !slowWorse {
+		t.Errorf("the slower twin's throughput was not called worse within 8 rounds")
+	}
+}
+
+// runCalibration runs yardstick in dir, killed with this test if it dies.
+func runCalibration(t *testing.T, dir, yardstick string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.CommandContext(ctx, yardstick, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	return string(b), err
+}
+
+// burstLoad starts a shell that keeps both CPUs busy in bursts until
+// stop is called; it is killed on every exit path of the test.
+func burstLoad(t *testing.T) (stop func()) {
+	t.Helper()
+	script := `burn() { while :; do end=$(( $(date +%s%N) + 200000000 )); while [ $(date +%s%N) -lt $end ]; do :; done; sleep 0.3; done; }; burn & burn & wait`
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	stop = func() {
+		if done {
+			return
+		}
+		done = true
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}
+	t.Cleanup(stop)
+	return stop
+}
