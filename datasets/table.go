@@ -101,7 +101,7 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 }
 
 // Names lists every table, in the order the datasets stage writes them.
-var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment", "batches"}
+var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment", "batches", "comparisons"}
 
 // SchemaOf returns the Arrow schema of the named table (without metadata),
 // or nil if there is no such table.
@@ -123,6 +123,8 @@ func SchemaOf(name string) *arrow.Schema {
 		return Environments.Schema()
 	case Batches.name:
 		return Batches.Schema()
+	case Comparisons.name:
+		return Comparisons.Schema()
 	}
 	return nil
 }

@@ -13,13 +13,15 @@ import (
 const CheckpointVersion = 2
 
 // The statuses of a cell. A checkpoint says ok or failed; the cells table
-// adds unfair (ok, but a fairness check of the cell or its batch failed)
-// and pending (planned, no checkpoint yet).
+// adds unfair (ok, but a fairness check of the cell or its batch failed),
+// pending (planned, no checkpoint yet) and not_needed (a round of adaptive
+// repeats that did not run: the batch was decided before it, rounds/<batch>.json).
 const (
-	StatusOK      = "ok"
-	StatusFailed  = "failed"
-	StatusUnfair  = "unfair"
-	StatusPending = "pending"
+	StatusOK        = "ok"
+	StatusFailed    = "failed"
+	StatusUnfair    = "unfair"
+	StatusPending   = "pending"
+	StatusNotNeeded = "not_needed"
 )
 
 // A Checkpoint is everything the execute stage measured for one cell. It

@@ -60,7 +60,15 @@ type Source struct {
 type Batch struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Repeats     int    `json:"repeats"`
+	// Repeats is the number of repeats, each a start of every variant; for
+	// adaptive repeats, the most that may run (their max).
+	Repeats int `json:"repeats"`
+	// RepeatsMin, when above 0, makes the repeats adaptive: the batch runs
+	// in rounds and stops, from round RepeatsMin on, once its throughput
+	// and p99 comparisons are decided (or at Repeats rounds, or when
+	// RepeatsBudget is spent); rounds.json says how many ran.
+	RepeatsMin    int      `json:"repeats_min,omitempty"`
+	RepeatsBudget Duration `json:"repeats_budget,omitempty"`
 	// Processors is the batch's effective processor budget.
 	Processors int       `json:"processors"`
 	Windows    Windows   `json:"windows"`
@@ -182,6 +190,9 @@ type Cell struct {
 	Argv     []string `json:"argv"`
 	Env      []string `json:"env"`
 }
+
+// Adaptive says the batch's repeats run until decided.
+func (b *Batch) Adaptive() bool { return b.RepeatsMin > 0 && b.RepeatsMin < b.Repeats }
 
 // Batch returns the plan's batch named name, or nil.
 func (p *Plan) Batch(name string) *Batch {

@@ -122,17 +122,15 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 		return err
 	}
 	fmt.Fprintf(o.Stderr, "run directory: %s\nbatch %s on node %s\n", rd.Root, batch, run.Node)
-	sum, err := execute.Run(ctx, rd, sub, execute.Options{
-		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts,
-	})
+	sum, err := runCells(ctx, rd, sub, o)
 	if err != nil {
 		return fmt.Errorf("run %s, batch %s: %w", rd.Root, batch, err)
 	}
 	if err := execute.WriteSummary(o.Stdout, rd, sub, o.Only); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Stdout, "\nbatch %s: %d cell(s) planned: %d done, %d failed, %d already done, %d pending\nrun directory: %s\n",
-		batch, sum.Planned, sum.Done, sum.Failed, sum.Skipped, sum.Pending, rd.Root)
+	fmt.Fprintf(o.Stdout, "\nbatch %s: %d cell(s) planned: %d done, %d failed, %d already done, %d pending%s\nrun directory: %s\n",
+		batch, sum.Planned+sum.NotNeeded, sum.Done, sum.Failed, sum.Skipped, sum.Pending, notNeeded(sum), rd.Root)
 	if sum.Interrupted {
 		fmt.Fprintf(o.Stderr, "interrupted; every process stopped; the finished cells are kept. Resubmit with: yardstick slurm --resume %s (or run: yardstick run --resume %s --batch %s)\n", rd.Root, rd.Root, batch)
 		return ErrReported

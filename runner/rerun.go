@@ -63,8 +63,29 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 	if err := rd.WriteLock(current); err != nil {
 		return nil, nil, err
 	}
+	if err := rerunRounds(old, rd, p); err != nil {
+		return nil, nil, err
+	}
 	fmt.Fprintf(o.Stderr, "rerun of %s\n", old.Root)
 	return rd, p, nil
+}
+
+// rerunRounds has the rerun run as many rounds of each adaptive batch as
+// old ran (all of them where old has no record: it never finished one).
+func rerunRounds(old, rd *pipeline.RunDir, p *pipeline.Plan) error {
+	was, err := old.ReadRounds(p)
+	if err != nil {
+		return err
+	}
+	for name, b := range was {
+		if b.Ran == 0 {
+			continue
+		}
+		if err := rd.WriteRounds(name, pipeline.BatchRounds{Min: b.Min, Max: b.Max, Fixed: b.Ran}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reportDrift lists the differences from the lock, and refuses them

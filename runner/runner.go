@@ -25,8 +25,10 @@ import (
 	"runtime"
 	"strings"
 
+	"yardstick/datasets"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
+	"yardstick/pipeline/safetext"
 	"yardstick/stages/execute"
 	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/machine"
@@ -128,9 +130,7 @@ func Execute(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Optio
 	}
 	defer unlock()
 	fmt.Fprintf(o.Stderr, "run directory: %s\n", rd.Root)
-	sum, err := execute.Run(ctx, rd, p, execute.Options{
-		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts,
-	})
+	sum, err := runCells(ctx, rd, p, o)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", rd.Root, err)
 	}
@@ -159,14 +159,59 @@ func finish(rd *pipeline.RunDir, p *pipeline.Plan, sum execute.Summary, o Option
 	if err := execute.WriteSummary(o.Stdout, rd, p, o.Only); err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(o.Stdout, "\n%d cell(s) planned: %d done, %d failed, %d already done, %d pending\nrun directory: %s\n",
-		sum.Planned, sum.Done, sum.Failed, sum.Skipped, sum.Pending, rd.Root)
+	printDecisions(o.Stdout, tsum.Comparisons)
+	fmt.Fprintf(o.Stdout, "\n%d cell(s) planned: %d done, %d failed, %d already done, %d pending%s\nrun directory: %s\n",
+		sum.Planned+sum.NotNeeded, sum.Done, sum.Failed, sum.Skipped, sum.Pending, notNeeded(sum), rd.Root)
 	if rres, rerr := report.Run(rd.Root, report.Options{}); rerr != nil {
 		fmt.Fprintf(o.Stderr, "report: %v\n", rerr)
 	} else {
 		fmt.Fprintf(o.Stdout, "report: %s\n", filepath.Join(rres.Out, "report.md"))
 	}
 	return failedChecks, nil
+}
+
+// printDecisions says the throughput and p99 decisions against each
+// batch's baseline, one line per candidate and point.
+func printDecisions(w io.Writer, rows []datasets.Comparison) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ndecisions against the baseline (ratio, 95% interval, outcome; the report has every metric and reason):")
+	for i := 0; i < len(rows); i++ {
+		r := rows[i]
+		if r.Metric != "throughput" {
+			continue
+		}
+		line := fmt.Sprintf("  %s %s %s vs %s: throughput %s", r.Batch, r.Point, safetext.Terminal(r.Candidate), safetext.Terminal(r.Baseline), decisionText(r))
+		for _, q := range rows {
+			if q.Batch == r.Batch && q.Point == r.Point && q.Candidate == r.Candidate && q.Metric == "latency_p99" {
+				line += ", p99 " + decisionText(q)
+			}
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// decisionText is one decision in a few words.
+func decisionText(c datasets.Comparison) string {
+	s := c.Verdict
+	if c.Ratio != nil {
+		s = fmt.Sprintf("%.2fx", *c.Ratio)
+		if c.CILow != nil && c.CIHigh != nil {
+			s += fmt.Sprintf(" [%.2f, %.2f]", *c.CILow, *c.CIHigh)
+		}
+		s += " " + c.Verdict
+	}
+	return s
+}
+
+// notNeeded is the summary's count of cells that adaptive repeats did not
+// need, or "".
+func notNeeded(sum execute.Summary) string {
+	if sum.NotNeeded == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d not needed (adaptive repeats decided before their round)", sum.NotNeeded)
 }
 
 // verdict says how the run ended, on Stderr, and returns ErrReported when

@@ -45,18 +45,22 @@ type Batch struct {
 	Targets     []*Target  // sorted by name
 	Services    []*Service // sorted by name
 	Workload    Workload
-	Repeats     int
-	Windows     pipeline.Windows
-	Placement   pipeline.Placement
-	Processors  int // 0: not declared
-	Fairness    pipeline.Fairness
-	Baseline    string
-	ColdStarts  int
-	Sampling    pipeline.Sampling
-	Include     []Match
-	Exclude     []Match
-	Order       string
-	Seed        int64
+	Repeats     int // the most repeats: a plain number, or adaptive's max
+	// RepeatsMin and RepeatsBudget are the adaptive repeats' min and
+	// budget; 0 for a plain number.
+	RepeatsMin    int
+	RepeatsBudget pipeline.Duration
+	Windows       pipeline.Windows
+	Placement     pipeline.Placement
+	Processors    int // 0: not declared
+	Fairness      pipeline.Fairness
+	Baseline      string
+	ColdStarts    int
+	Sampling      pipeline.Sampling
+	Include       []Match
+	Exclude       []Match
+	Order         string
+	Seed          int64
 }
 
 // A Match is one include or exclude rule: keys and the values they must
@@ -282,6 +286,28 @@ func decodeExperiments(v cue.Value, raw *cue.Value, def *Definition) Problems {
 	return probs
 }
 
+// jsonRepeats is repeats: a number, or {min, max, budget}.
+type jsonRepeats struct {
+	Min, Max int
+	Budget   pipeline.Duration
+}
+
+func (r *jsonRepeats) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.Max); err == nil {
+		return nil
+	}
+	var a struct {
+		Min    int               `json:"min"`
+		Max    int               `json:"max"`
+		Budget pipeline.Duration `json:"budget"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("repeats: want a number or {min, max, budget}: %w", err)
+	}
+	r.Min, r.Max, r.Budget = a.Min, a.Max, a.Budget
+	return nil
+}
+
 // jsonExperiment mirrors #Experiment for decoding.
 type jsonExperiment struct {
 	Description string               `json:"description"`
@@ -294,7 +320,7 @@ type jsonBatch struct {
 	Targets     map[string]*jsonTarget       `json:"targets"`
 	Services    map[string]*Service          `json:"services"`
 	Workload    jsonWorkload                 `json:"workload"`
-	Repeats     int                          `json:"repeats"`
+	Repeats     jsonRepeats                  `json:"repeats"`
 	Windows     jsonWindows                  `json:"windows"`
 	Placement   jsonPlacement                `json:"placement"`
 	Processors  int                          `json:"processors"`
@@ -326,7 +352,8 @@ func decodeExperiment(name string, v, raw cue.Value) (*Experiment, Problems) {
 	var probs Problems
 	for bn, jb := range je.Batches {
 		bt := &Batch{
-			Name: bn, Description: jb.Description, Workload: jb.Workload.convert(), Repeats: jb.Repeats,
+			Name: bn, Description: jb.Description, Workload: jb.Workload.convert(), Repeats: jb.Repeats.Max,
+			RepeatsMin: jb.Repeats.Min, RepeatsBudget: jb.Repeats.Budget,
 			Windows: jb.Windows.convert(), Placement: jb.Placement.convert(), Processors: jb.Processors,
 			Fairness: jb.Fairness.convert(), Baseline: jb.Baseline, ColdStarts: jb.ColdStarts,
 			Sampling: jb.Sampling.convert(), Order: jb.Order, Seed: jb.Seed,

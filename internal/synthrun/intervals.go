@@ -57,13 +57,13 @@ func analyze(m *measurement) *pipeline.Steady {
 	return &s
 }
 
-// steadyRows are the fairness stage's steady_state and noise rows of the
-// checkpoints: the fixtures' other rows are their own, but these two
-// checks read exactly what the fixtures model.
+// steadyRows are the fairness stage's steady_state rows of the
+// checkpoints: the fixtures' other rows are their own, but this check
+// reads exactly what the fixtures model.
 func steadyRows(p *pipeline.Plan, cps map[string]*pipeline.Checkpoint) []pipeline.FairnessRow {
 	var out []pipeline.FairnessRow
 	for _, r := range fairness.Check(fairness.Input{Plan: p, Checkpoints: cps}) {
-		if r.Check == "steady_state" || r.Check == "noise" {
+		if r.Check == "steady_state" {
 			out = append(out, r)
 		}
 	}

@@ -60,12 +60,30 @@ type Options struct {
 	// (placement.hosts "separate"); nil runs every batch here, and a
 	// two-host batch is then refused before any cell runs.
 	Hosts *hosts.Pair
+	// Filter, when set, leaves out of this call (not planned, not
+	// counted) the cells it returns false for: the runner runs adaptive
+	// repeats one round at a time.
+	Filter func(*pipeline.Cell) bool
 }
 
 // Summary counts what a run did.
 type Summary struct {
 	Planned, Skipped, Done, Failed, Pending int
-	Interrupted                             bool
+	// NotNeeded counts the cells of rounds of adaptive repeats that did
+	// not run: their batch was decided before them (set by the runner).
+	NotNeeded   int
+	Interrupted bool
+}
+
+// Add adds the counts of another call of Run.
+func (s *Summary) Add(o Summary) {
+	s.Planned += o.Planned
+	s.Skipped += o.Skipped
+	s.Done += o.Done
+	s.Failed += o.Failed
+	s.Pending += o.Pending
+	s.NotNeeded += o.NotNeeded
+	s.Interrupted = s.Interrupted || o.Interrupted
 }
 
 // Selected reports whether the cell is selected by the --only glob.
@@ -122,7 +140,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	defer rp.close()
 	var todo []pipeline.Cell
 	for _, c := range p.Cells {
-		if !Selected(opts.Only, &c) {
+		if !Selected(opts.Only, &c) || (opts.Filter != nil && !opts.Filter(&c)) {
 			continue
 		}
 		r.summary.Planned++

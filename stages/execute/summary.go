@@ -13,12 +13,20 @@ import (
 // short table `run` ends with. Cells without a checkpoint show as pending.
 func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	rounds, err := rd.ReadRounds(p)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\tsteady\t")
 	for _, c := range p.Cells {
 		if !Selected(only, &c) {
 			continue
 		}
 		cp, err := rd.ReadCheckpoint(c.ID)
+		if err != nil && rounds.NotNeeded(&c) {
+			fmt.Fprintf(tw, "%s\tnot needed\t\t\t\t\t\t\t\t\t\t\t\n", c.Name)
+			continue
+		}
 		if err != nil {
 			fmt.Fprintf(tw, "%s\tpending\t\t\t\t\t\t\t\t\t\t\t\n", c.Name)
 			continue

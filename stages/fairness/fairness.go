@@ -88,7 +88,6 @@ func Check(in Input) []pipeline.FairnessRow {
 		bc.eventLoops()
 		bc.perRequestBytes("log_bytes", b.Fairness.LogBytesPerRequest, "access-log bytes/request", logBytes)
 		bc.perRequestBytes("response_bytes", b.Fairness.ResponseBytesPerRequest, "response bytes/request", responseBytes)
-		bc.noise()
 		for _, ci := range cells {
 			bc.steadyState(ci)
 			bc.errorRate(ci)

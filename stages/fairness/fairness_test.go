@@ -150,16 +150,11 @@ func TestSteadyStateAndNoise(t *testing.T) {
 	expectRows(t, rows, []wantRow{
 		{"steady_state", "a", true, "throughput flat, p99 flat; steady from 0.0 s"},
 		{"steady_state", "b", false, "NOT STEADY: throughput changepoint inside the kept window at 5.5 s, drifts +30.0% across the kept window (band ±7.0%)"},
-		{"noise", "", false, "throughput: declared noise band ±5.0%, measured ±7.0% (median of 2 cells; noisiest"},
 	})
-	var p99Noise *pipeline.FairnessRow
-	for i := range rows {
-		if r := &rows[i]; r.Check == "noise" && strings.HasPrefix(*r.Detail, "p99:") {
-			p99Noise = r
-		}
-	}
-	if p99Noise == nil || !p99Noise.Pass {
-		t.Errorf("p99 noise of ±4%% under a 5%% band: %+v", p99Noise)
+	// A measured noise wider than the margin is no unfairness: it makes
+	// the comparisons undecided (datasets.Decide), not the cells unfair.
+	if r := find(rows, "noise", ""); r != nil {
+		t.Errorf("a batch noise row: %+v", r)
 	}
 
 	capped := ok(10000, 3200, 3000, t)
@@ -178,9 +173,6 @@ func TestSteadyStateAndNoise(t *testing.T) {
 	rows = Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": old, "b": short}})
 	if r := find(rows, "steady_state", "a"); r == nil || r.Pass || !strings.Contains(*r.Detail, "no steady-state analysis") {
 		t.Errorf("no analysis: %+v", r)
-	}
-	if r := find(rows, "noise", ""); r == nil || r.Pass || !strings.Contains(*r.Detail, "untested") {
-		t.Errorf("no measured noise: %+v", r)
 	}
 }
 

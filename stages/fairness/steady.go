@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"yardstick/pipeline"
-	"yardstick/stats"
 )
 
 // steadyState: the cell's kept window lies in a steady state of its
@@ -78,41 +77,4 @@ func steadyFrom(st *pipeline.Steady) string {
 		return "never"
 	}
 	return fmt.Sprintf("%.1f s", float64(st.StartUS)/1e6)
-}
-
-// noise: the batch's declared noise band is at least the noise its cells
-// measured (the median over the cells of the kept window's bootstrap
-// half-width), for throughput and for p99. A band below it calls noise a
-// difference.
-func (bc *batchCheck) noise() {
-	for _, m := range []struct {
-		name string
-		get  func(pipeline.Noise) float64
-	}{{"throughput", func(n pipeline.Noise) float64 { return n.RPS }}, {"p99", func(n pipeline.Noise) float64 { return n.P99 }}} {
-		var vals []float64
-		var worst string
-		worstV := -1.0
-		for _, ci := range bc.cells {
-			st := ci.cp.Steady
-			if st == nil || st.Error != "" || m.get(st.Noise) < 0 {
-				continue
-			}
-			v := m.get(st.Noise)
-			vals = append(vals, v)
-			if v > worstV {
-				worstV, worst = v, ci.cell.Name
-			}
-		}
-		band := bc.b.Fairness.Noise
-		if len(vals) == 0 {
-			bc.add(pipeline.FairnessRow{Check: "noise", Scope: "batch", Expected: num(band), Unit: str("relative half-width"), Pass: false,
-				Detail: str(m.name + ": no cell has a measured noise (kept windows too short to resample): the declared band is untested")})
-			continue
-		}
-		med := stats.Median(vals)
-		bc.add(pipeline.FairnessRow{Check: "noise", Scope: "batch", Expected: num(band), Measured: num(med), Unit: str("relative half-width"),
-			Pass: band >= med,
-			Detail: str(fmt.Sprintf("%s: declared noise band ±%.1f%%, measured ±%.1f%% (median of %d cells; noisiest %s ±%.1f%%)",
-				m.name, 100*band, 100*med, len(vals), worst, 100*worstV))})
-	}
 }

@@ -151,7 +151,7 @@ func batchChanges(o, n *pipeline.Batch, op, np *pipeline.Plan) []FieldChange {
 	ch = append(ch, change("processors", o.Processors, n.Processors)...)
 	ch = append(ch, change("fairness", fairnessText(o), fairnessText(n))...)
 	ch = append(ch, change("baseline", o.Baseline, n.Baseline)...)
-	ch = append(ch, change("repeats", o.Repeats, n.Repeats)...)
+	ch = append(ch, change("repeats", repeatsText(o), repeatsText(n))...)
 	ch = append(ch, change("request", o.Request, n.Request)...)
 	ch = append(ch, change("timeout", o.Timeout.String(), n.Timeout.String())...)
 	ch = append(ch, change("sampling", o.Sampling, n.Sampling)...)

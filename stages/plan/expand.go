@@ -61,26 +61,31 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 
 func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.Batch, []pipeline.Cell, error) {
 	pb := pipeline.Batch{
-		Name:        b.Name,
-		Description: b.Description,
-		Repeats:     b.Repeats,
-		Processors:  schema.Processors(b),
-		Windows:     b.Windows,
-		Placement:   b.Placement,
-		Fairness:    b.Fairness,
-		Baseline:    b.Baseline,
-		ColdStarts:  b.ColdStarts,
-		Sampling:    b.Sampling,
-		Request:     b.Workload.Request,
-		Timeout:     b.Workload.Timeout,
-		Order:       b.Order,
-		Seed:        b.Seed,
+		Name:          b.Name,
+		Description:   b.Description,
+		Repeats:       b.Repeats,
+		RepeatsMin:    b.RepeatsMin,
+		RepeatsBudget: b.RepeatsBudget,
+		Processors:    schema.Processors(b),
+		Windows:       b.Windows,
+		Placement:     b.Placement,
+		Fairness:      b.Fairness,
+		Baseline:      b.Baseline,
+		ColdStarts:    b.ColdStarts,
+		Sampling:      b.Sampling,
+		Request:       b.Workload.Request,
+		Timeout:       b.Workload.Timeout,
+		Order:         b.Order,
+		Seed:          b.Seed,
 	}
 	if opts.Order != "" {
 		pb.Order = opts.Order
 	}
 	if opts.Seed != nil {
 		pb.Seed = *opts.Seed
+	}
+	if pb.Adaptive() && pb.Order != "random" {
+		pb.Order = "rounds" // adaptive repeats run round by round
 	}
 	for _, s := range b.Services {
 		pb.Services = append(pb.Services, s.Resolve())
@@ -113,7 +118,7 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 			}
 		}
 	}
-	cells, err := order(pb.Order, pb.Seed, pb.Variants, cells)
+	cells, err := order(pb.Order, pb.Seed, pb.Adaptive(), pb.Variants, cells)
 	if err != nil {
 		return pb, nil, err
 	}

@@ -26,8 +26,12 @@ type start struct {
 //     slow drift of the machine spreads over all variants;
 //   - random: starts, and the points inside each start, are shuffled with a
 //     PCG source seeded by seed, so the order is reproducible; closed-loop
-//     points still come before open-loop ones inside a start.
-func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline.Cell) ([]pipeline.Cell, error) {
+//     points still come before open-loop ones inside a start;
+//   - rounds: round r runs repeat r of every variant, the variants in an
+//     order shuffled per round from seed: adaptive repeats (which may stop
+//     after any round) run this way, or as random with every start of
+//     round r before those of round r+1.
+func order(how string, seed int64, adaptive bool, variants []pipeline.Variant, cells []pipeline.Cell) ([]pipeline.Cell, error) {
 	index := map[string]int{}
 	for i, v := range variants {
 		index[v.Label] = i
@@ -54,6 +58,8 @@ func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline
 			}
 			return a.variant - b.variant
 		})
+	case "rounds":
+		rounds(seed, starts)
 	case "random":
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x79617264))
 		shuffle(rng, starts)
@@ -75,6 +81,9 @@ func order(how string, seed int64, variants []pipeline.Variant, cells []pipeline
 	default:
 		return nil, fmt.Errorf("unknown order %q (want sequential, interleaved or random)", how)
 	}
+	if adaptive && how == "random" {
+		slices.SortStableFunc(starts, func(a, b *start) int { return a.repeat - b.repeat })
+	}
 	out := make([]pipeline.Cell, 0, len(cells))
 	for gi, g := range starts {
 		for _, c := range g.cells {
@@ -91,5 +100,24 @@ func shuffle[T any](rng *rand.Rand, s []T) {
 	for i := len(s) - 1; i > 0; i-- {
 		j := int(rng.Uint64() % uint64(i+1))
 		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// rounds orders the starts by repeat, and the variants inside each round
+// by a shuffle seeded by seed and the round.
+func rounds(seed int64, starts []*start) {
+	slices.SortStableFunc(starts, func(a, b *start) int {
+		if a.repeat != b.repeat {
+			return a.repeat - b.repeat
+		}
+		return a.variant - b.variant
+	})
+	for i := 0; i < len(starts); {
+		j := i
+		for j < len(starts) && starts[j].repeat == starts[i].repeat {
+			j++
+		}
+		shuffle(rand.New(rand.NewPCG(uint64(seed), 0x726f756e64+uint64(starts[i].repeat))), starts[i:j])
+		i = j
 	}
 }

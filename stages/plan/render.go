@@ -33,11 +33,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 				cells = append(cells, c)
 			}
 		}
-		fmt.Fprintf(&b, "\nbatch %s: %d cells, %d repeat(s), order %s", bt.Name, len(cells), bt.Repeats, bt.Order)
-		if bt.Order == "random" {
-			fmt.Fprintf(&b, " (seed %d)", bt.Seed)
-		}
-		b.WriteString("\n")
+		batchHeader(&b, bt, len(cells))
 		if bt.Description != "" {
 			fmt.Fprintf(&b, "  %s\n", bt.Description)
 		}
@@ -154,4 +150,30 @@ func WriteJSON(w io.Writer, p *pipeline.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(p)
+}
+
+// repeatsText is a batch's repeats in words: "3", or for adaptive ones
+// "3 to 10 rounds until throughput and p99 are decided (budget 5m)".
+func repeatsText(b *pipeline.Batch) string {
+	if !b.Adaptive() {
+		return fmt.Sprint(b.Repeats)
+	}
+	s := fmt.Sprintf("%d to %d rounds until throughput and p99 are decided", b.RepeatsMin, b.Repeats)
+	if b.RepeatsBudget > 0 {
+		s += fmt.Sprintf(" (budget %s)", b.RepeatsBudget.D())
+	}
+	return s
+}
+
+// batchHeader is a batch's first line: its cells, repeats and order.
+func batchHeader(b *strings.Builder, bt *pipeline.Batch, cells int) {
+	if bt.Adaptive() {
+		fmt.Fprintf(b, "\nbatch %s: at most %d cells, repeats %s, order %s", bt.Name, cells, repeatsText(bt), bt.Order)
+	} else {
+		fmt.Fprintf(b, "\nbatch %s: %d cells, %d repeat(s), order %s", bt.Name, cells, bt.Repeats, bt.Order)
+	}
+	if bt.Order == "random" || bt.Order == "rounds" {
+		fmt.Fprintf(b, " (seed %d)", bt.Seed)
+	}
+	b.WriteString("\n")
 }

@@ -149,20 +149,27 @@ func abs(v int) int {
 func TestHTMLFirstScreen(t *testing.T) {
 	res := render(t, Options{})
 	h := string(read(t, filepath.Join(res.Out, "report.html")))
-	verdict := strings.Index(h, "<li>at c32-p128: highest throughput jvm-512m")
+	verdict := strings.Index(h, "<li>at c32-p128: highest throughput undecided (jvm-512m ahead")
 	figure, table := strings.Index(h, "<figure"), strings.Index(h, "<table")
 	if !(verdict >= 0 && verdict < figure && figure < table) {
 		t.Errorf("want verdicts, then the first chart, then the first table: verdict %d, figure %d, table %d", verdict, figure, table)
 	}
-	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: 1.19x better throughput, 1.76x worse p99</li>") {
+	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.54, 1.90] worse</li>") {
 		t.Error("report.html lacks the verdict of jvm-g1 against go in words")
 	}
-	open, env, closed := strings.Index(h, "<details>"), strings.Index(h, "environment table"), strings.Index(h, "</details>")
+	// Two folded parts: the failed checks' details under their one-line
+	// summary, before any chart, and the environment, after every chart.
+	first := strings.Index(h, "<details>")
+	if figure := strings.Index(h, "<figure"); !(first >= 0 && strings.Contains(h[first:], "Details of the failed checks") && first < figure) {
+		t.Errorf("the failed checks' details are not folded before the first chart: <details> %d, figure %d", first, figure)
+	}
+	open, env := strings.LastIndex(h, "<details>"), strings.Index(h, "environment table")
+	closed := strings.LastIndex(h, "</details>")
 	if !(open >= 0 && open < env && env < closed) {
 		t.Errorf("the environment table is not folded in <details>: <details> %d, table %d, </details> %d", open, env, closed)
 	}
-	if strings.Count(h, "<details>") != 1 || env < strings.LastIndex(h, "<figure") {
-		t.Error("the environment is not the one folded part after every chart")
+	if strings.Count(h, "<details>") != 2 || env < strings.LastIndex(h, "<figure") {
+		t.Error("the environment is not the last folded part, after every chart")
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"slices"
+	"strings"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
@@ -73,7 +73,7 @@ type compareRow struct {
 	Point          Point
 	// Repeats is the number of cell ids measured (ok or unfair) in both.
 	Repeats     int
-	Comparisons []stats.Comparison
+	Comparisons []datasets.Comparison
 	// Unfair says a cell of the row is unfair in either run.
 	Unfair bool
 	// NotSteady says which cells of the row were not steady in their
@@ -161,7 +161,9 @@ func (c *Comparison) joinSample(bb *Batch, s *Sample, inA map[string]*datasets.C
 	row.Repeats = len(cand.Measured)
 	row.NotSteady = append(unsteadySide("A", bb, base), unsteadySide("B", bb, cand)...)
 	for _, k := range compareMetrics {
-		row.Comparisons = append(row.Comparisons, bb.compare(metricByKey(k), base, cand))
+		m, _ := datasets.MetricNamed(metricByKey(k).cmp)
+		row.Comparisons = append(row.Comparisons,
+			datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise))
 	}
 	c.rows = append(c.rows, row)
 }
@@ -253,7 +255,7 @@ func (c *Comparison) changes(d *doc) {
 // variant and workload point.
 func (c *Comparison) verdicts(d *doc) {
 	d.h(2, "B against A")
-	d.p("Ratio B / A of the medians over the repeats both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse); ~ is a tie: inside the batch's noise band or the repeats' spread, for throughput and p99 inside what both sides' kept windows measured of themselves (each side's noise, a 95%% half-width, or its drift across the window if larger; the two added), or not significant (Mann-Whitney U, p shown) with %d or more repeats; ? is no verdict: a side's kept window was not steady. Unfair cells are marked UNFAIR.", stats.MinSamples)
+	d.p("Ratio B / A of the means over the starts both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse), with its 95%% interval (hierarchical bootstrap over the starts and the noise within each start's kept window) and the outcome against the batch's margin: better or worse when the interval lies beyond it, equivalent when inside it, undecided otherwise (reasons below). Unfair cells are marked UNFAIR.")
 	if len(c.rows) == 0 {
 		d.p("No cell was measured in both runs.")
 		return
@@ -275,8 +277,7 @@ func (c *Comparison) verdicts(d *doc) {
 		rows = append(rows, row)
 	}
 	d.tableLeft(3, "", head, rows)
-	c.indicative(d)
-	c.noiseTies(d)
+	c.undecided(d)
 	c.notSteady(d)
 }
 
@@ -296,48 +297,31 @@ func unsteadySide(run string, bb *Batch, s *Sample) []string {
 	return nil
 }
 
-// indicative says, once, that verdicts from fewer than stats.MinRepeats
-// repeats are indicative.
-func (c *Comparison) indicative(d *doc) {
-	few := 0
-	for _, r := range c.rows {
-		if r.Repeats < stats.MinRepeats {
-			few++
-		}
-	}
-	if few > 0 {
-		d.p("%d of %d rows compare fewer than %d repeats: their verdicts are indicative, not a finding.", few, len(c.rows), stats.MinRepeats)
-	}
-}
-
-// noiseTies lists the differences beyond the declared band and the spread
-// that the measured noise (or drift) of the two runs' cells made ties.
-func (c *Comparison) noiseTies(d *doc) {
+// undecided lists the undecided comparisons with their reasons, the
+// same reason said once for all the metrics it covers.
+func (c *Comparison) undecided(d *doc) {
 	var items []string
 	for _, r := range c.rows {
+		var byReason []string
+		which := map[string][]string{}
 		for i, cmp := range r.Comparisons {
-			if cmp.Verdict != stats.Tie || math.IsNaN(cmp.Measured) || math.Abs(cmp.Delta) <= cmp.Band+1e-12 || math.Abs(cmp.Delta) > cmp.Measured+1e-12 {
+			if cmp.Verdict != stats.Undecided {
 				continue
 			}
-			items = append(items, fmt.Sprintf("%s %s %s: %s %.2fx is inside the measured noise or drift (A %s, B %s)",
-				r.Batch, r.Variant, r.Point.Label(), metricByKey(compareMetrics[i]).title, cmp.Ratio, sideNoise(cmp.NoiseBaseline), sideNoise(cmp.NoiseCandidate)))
+			reason := shortReason(cmp)
+			if _, ok := which[reason]; !ok {
+				byReason = append(byReason, reason)
+			}
+			which[reason] = append(which[reason], metricByKey(compareMetrics[i]).title)
+		}
+		for _, reason := range byReason {
+			items = append(items, fmt.Sprintf("%s %s %s: %s: %s", r.Batch, r.Variant, r.Point.Label(), strings.Join(which[reason], ", "), reason))
 		}
 	}
 	if len(items) > 0 {
-		d.p("Ties by measured noise or drift: outside the declared band, inside what the cells measured of themselves:")
+		d.p("Undecided, and why:")
 		d.list(items)
 	}
-}
-
-// sideNoise is one side's uncertainty in words.
-func sideNoise(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "not steady: no verdict"
-	case math.IsNaN(v):
-		return "steady, no noise measured"
-	}
-	return fmt.Sprintf("±%.1f%%", 100*v)
 }
 
 // notSteady lists the rows whose cells were not steady in their kept

@@ -37,9 +37,9 @@ func rowsOf(c *Comparison) []string {
 	return out
 }
 
-// A run compared with itself: every measured cell is joined, every verdict
-// a tie; the failed cell is left out of its row and the unfair one marks
-// its row.
+// A run compared with itself: every measured cell is joined, no verdict
+// is better or worse; the failed cell is left out of its row and the
+// unfair one marks its row.
 func TestCompareRunWithItself(t *testing.T) {
 	c, err := Compare(fixtureDir, fixtureDir)
 	if err != nil {
@@ -60,7 +60,8 @@ func TestCompareRunWithItself(t *testing.T) {
 	for _, want := range []string{
 		"yardstick compare reportfix run 20261130T062300Z-r3p0 (A) with run 20261130T062300Z-r3p0 (B)",
 		"Same plan (hash ", "Nothing: the same binaries", "None: every measured cell is in both runs.",
-		"\nmain   jvm-zgc UNFAIR  c32-p2048        5  1.00x ~ (p=1.000)",
+		"\nmain   jvm-zgc UNFAIR  c32-p2048        5   1.00x [0.97, 1.03] undecided",
+		"- main jvm-zgc c8-p128: rps, p50, p99, p99.9, CPU/req: not steady",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -68,7 +69,7 @@ func TestCompareRunWithItself(t *testing.T) {
 	}
 	for _, r := range c.rows {
 		for i, v := range r.Comparisons {
-			if v.Verdict != stats.Tie {
+			if v.Verdict == stats.Better || v.Verdict == stats.Worse {
 				t.Errorf("%s/%s/%s %s: %s against itself", r.Batch, r.Variant, r.Point.Label(), compareMetrics[i], v.Verdict)
 			}
 		}
@@ -78,7 +79,7 @@ func TestCompareRunWithItself(t *testing.T) {
 	}
 }
 
-// Twice the throughput in B is better, with the test's p-value; fewer
+// Twice the throughput in B is better, with its interval; fewer
 // cells in A are B's only; a changed kernel in the environment table is
 // what changed around the cells when the runs have no lock.
 func TestCompareVerdictsAndDrift(t *testing.T) {
@@ -106,8 +107,8 @@ func TestCompareVerdictsAndDrift(t *testing.T) {
 	for _, want := range []string{
 		"- environment `kernel`: `6.1.0-28-amd64` → `6.12.9`\n",
 		"- only in B: main/go/c32-p128/r2\n",
-		"| main | go | c32-p128 | 4 | 1.00x ~ |",
-		"| main | jvm-g1 | c8-p128 | 5 | 2.00x better (p=0.008) | 1.00x ~ (p=1.000) |",
+		"| main | go | c32-p128 | 4 | 1.00x \\[0.99, 1.01\\] undecided |",
+		"| main | jvm-g1 | c8-p128 | 5 | 2.00x \\[1.94, 2.07\\] better | 1.00x \\[0.97, 1.03\\] undecided |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -171,24 +172,24 @@ func aaCells(rps float64, p99 int64, noise float64, steady bool) []datasets.Cell
 
 func ptrTo[T any](v T) *T { return &v }
 
-// The same code measured twice on a noisy machine: B's throughput 20%
-// above A's and its p99 20% below, each kept window ±15%, is a tie on
-// both, said as a tie by measured noise; the same differences with ±3%
-// on each side are verdicts, unless B's kept window was not steady (its
-// throughput drifted 25% across it): such a cell estimates nothing
-// stable, so no difference from it is a verdict, and the row is said to
-// be biased. One repeat: the verdicts are indicative.
+// One start a side, no margin (the fixture has no batches table): B's
+// throughput 20% above A's with each kept window ±15% is undecided (its
+// interval straddles 1), its p99 20% below just decided; the same
+// differences with ±3% are decided, unless B's kept window was not steady
+// (its throughput drifted 25% across it): such a cell estimates nothing
+// stable, so every load metric is undecided and the row is said to be
+// biased.
 func TestCompareMeasuredNoise(t *testing.T) {
 	for _, tc := range []struct {
 		noise      float64
 		steady     bool
 		want, ties string
 	}{
-		{0.15, true, "| main | go | c8 | 1 | 1.20x ~ | n/a | 0.80x ~ |",
-			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±15.0%, B ±15.0%)\n- main go c8: p99 0.80x is inside the measured noise or drift (A ±15.0%, B ±15.0%)\n"},
-		{0.03, true, "| main | go | c8 | 1 | 1.20x better | n/a | 0.80x better |", ""},
-		{0.03, false, "| main | go | c8 | 1 | 1.20x ? | n/a | 0.80x ? |",
-			"- main go c8: rps 1.20x is inside the measured noise or drift (A ±3.0%, B not steady: no verdict)\n- main go c8: p99 0.80x is inside the measured noise or drift (A ±3.0%, B not steady: no verdict)\n"},
+		{0.15, true, "| main | go | c8 | 1 | 1.20x \\[0.97, 1.48\\] undecided | undecided | 0.80x \\[0.65, 0.99\\] better |",
+			"- main go c8: rps: interval straddles the margin"},
+		{0.03, true, "| main | go | c8 | 1 | 1.20x \\[1.15, 1.25\\] better | undecided | 0.80x \\[0.77, 0.83\\] better |", ""},
+		{0.03, false, "| main | go | c8 | 1 | 1.20x undecided | undecided | 0.80x undecided |",
+			"- main go c8: rps, p99: not steady"},
 	} {
 		c := join(sideOf(t, aaCells(10000, 5000, tc.noise, true), nil), sideOf(t, aaCells(12000, 4000, tc.noise, tc.steady), nil))
 		var out bytes.Buffer
@@ -200,11 +201,11 @@ func TestCompareMeasuredNoise(t *testing.T) {
 		if !strings.Contains(md, tc.want) {
 			t.Errorf("%s: want %q in\n%s", name, tc.want, md)
 		}
-		if !strings.Contains(md, "1 of 1 rows compare fewer than 3 repeats: their verdicts are indicative") {
-			t.Errorf("%s: no indicative note", name)
+		if tc.ties != "" && !strings.Contains(md, tc.ties) {
+			t.Errorf("%s: want the reason %q in:\n%s", name, tc.ties, md)
 		}
-		if ties := strings.Contains(md, "Ties by measured noise or drift"); ties != (tc.ties != "") || !strings.Contains(md, tc.ties) {
-			t.Errorf("%s: ties by measured noise said %v, want %q:\n%s", name, ties, tc.ties, md)
+		if strings.Contains(md, "tie") {
+			t.Errorf("%s: the word tie in:\n%s", name, md)
 		}
 		unsteady := strings.Contains(md, "- main go c8: B: go at c8 was still warming up inside its kept window (+25.0% throughput drift): this row's ratios are biased\n")
 		if unsteady == tc.steady {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"yardstick/datasets"
 	"yardstick/stats"
 )
 
@@ -75,23 +76,37 @@ func fmtSample(vs []float64, f func(float64) string) string {
 	return s
 }
 
-// fmtComparison renders a verdict cell: "1.01x ~", "2.00x better (p=0.008)",
-// "1.19x ?" (no verdict: a side was not steady).
-func fmtComparison(c stats.Comparison) string {
-	if c.Verdict == stats.NoData {
-		return "n/a"
+// fmtComparison renders a decision cell: the ratio, its 95% interval
+// and the outcome: "0.47x [0.44, 0.50] worse", "1.01x [0.98, 1.04]
+// equivalent", "1.03x undecided"; "undecided" without a ratio.
+func fmtComparison(c datasets.Comparison) string {
+	if c.Ratio == nil {
+		return c.Verdict
 	}
-	s := fmt.Sprintf("%.2fx ", c.Ratio)
+	s := fmt.Sprintf("%.2fx ", *c.Ratio)
+	if c.CILow != nil && c.CIHigh != nil {
+		s += fmt.Sprintf("[%.2f, %.2f] ", *c.CILow, *c.CIHigh)
+	}
+	return s + c.Verdict
+}
+
+// shortReason is why a decision is undecided, in a few words.
+func shortReason(c datasets.Comparison) string {
+	r := c.Reason
 	switch {
-	case c.Unsteady():
-		s += "?"
-	case c.Verdict == stats.Tie:
-		s += "~"
-	default:
-		s += c.Verdict
+	case strings.HasPrefix(r, "unfair"):
+		if i := strings.Index(r, ")"); i > 0 {
+			return r[:i+1]
+		}
+	case strings.HasPrefix(r, "not steady"):
+		return "not steady"
+	case strings.HasPrefix(r, "fewer than"):
+		return fmt.Sprintf("fewer than %d starts", stats.MinStarts)
+	case strings.Contains(r, "straddles"):
+		if c.MoreRepeats != nil {
+			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)
+		}
+		return "interval straddles the margin"
 	}
-	if c.Tested() {
-		s += fmt.Sprintf(" (p=%.3f)", c.P)
-	}
-	return s
+	return r
 }

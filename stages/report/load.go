@@ -19,6 +19,8 @@ type tables struct {
 	spectrum []datasets.SpectrumPoint
 	fairness []datasets.FairnessCheck
 	env      []datasets.Environment
+	// comparisons are the comparisons table's rows; empty without it.
+	comparisons []datasets.Comparison
 	// plan holds the batches table (CPU sets, processors, noise bands,
 	// baselines) in the plan's shape; nil when the table is missing.
 	plan *pipeline.Plan
@@ -75,6 +77,10 @@ func load(dir string) (*tables, error) {
 	}
 	t.env, m, ok, err = readTable(datasets.Environments, dir)
 	if err := optional("environment", m, ok, err); err != nil {
+		return nil, err
+	}
+	t.comparisons, m, ok, err = readTable(datasets.Comparisons, dir)
+	if err := optional("comparisons", m, ok, err); err != nil {
 		return nil, err
 	}
 	batches, m, ok, err := readTable(datasets.Batches, dir)

@@ -10,24 +10,26 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/stats"
 )
 
 // A metric is one column of the main table.
 type metric struct {
 	key   string
 	title string
-	// lower says lower is better; ranked says it gets verdicts and wins
-	// (max does not: it varies 106-385% between identical runs).
-	lower, ranked bool
-	get           func(*datasets.Cell) (float64, bool)
-	format        func(float64) string
+	// lower says lower is better.
+	lower bool
+	// cmp names the metric in the comparisons table (datasets.Metrics);
+	// "" for a column without decisions (tails, RSS after, max: max
+	// varies 106-385% between identical runs).
+	cmp    string
+	get    func(*datasets.Cell) (float64, bool)
+	format func(float64) string
 	// count is the tail count shown beside a share.
 	count func(*datasets.Cell) (float64, bool)
-	// noise is the cell's measured uncertainty of the metric (a relative
-	// half-width, see uncertainty), for the metrics that have one.
-	noise func(*datasets.Cell) (float64, bool)
 }
+
+// ranked says the metric gets decisions, wins and radar scores.
+func (m metric) ranked() bool { return m.cmp != "" }
 
 func i64(p *int64) (float64, bool) {
 	if p == nil {
@@ -43,63 +45,29 @@ func f64(p *float64) (float64, bool) {
 	return *p, true
 }
 
-// uncertainty is how well a cell's kept window knows a figure, as a
-// relative half-width: the larger of the window's measured noise (the
-// bootstrap's 95% half-width) and its drift across the window (a window
-// that rose 29% from its first third to its last gives a figure that
-// depends on where it was cut by about as much, which a bootstrap of the
-// drifting intervals does not see). Unknown without either. A cell whose
-// kept window was not steady (in throughput or p99) estimates nothing
-// stable: its uncertainty is unbounded, and no difference from it is a
-// verdict.
-func uncertainty(c *datasets.Cell, noise, drift *float64) (float64, bool) {
-	if (c.KeptSteady != nil && !*c.KeptSteady) || (c.P99KeptSteady != nil && !*c.P99KeptSteady) {
-		return math.Inf(1), true
-	}
-	n, okN := f64(noise)
-	d, okD := f64(drift)
-	return max(n, math.Abs(d)), okN || okD
-}
-
-// steadyOnly is the uncertainty of a figure of the load without a
-// measured noise of its own: unbounded when the cell was not steady,
-// unknown otherwise (the declared band and the spread decide).
-func steadyOnly(c *datasets.Cell) (float64, bool) {
-	if u, _ := uncertainty(c, nil, nil); math.IsInf(u, 1) {
-		return u, true
-	}
-	return 0, false
-}
-
 // metrics are the main table's columns, in order.
 var metrics = func() []metric {
 	ms := []metric{
-		{key: "rps", title: "rps", ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS,
-			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c, c.NoiseRPS, c.KeptChange) }},
-		{key: "p50", title: "p50", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency,
-			noise: steadyOnly},
-		{key: "p99", title: "p99", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency,
-			noise: func(c *datasets.Cell) (float64, bool) { return uncertainty(c, c.NoiseP99, c.P99KeptChange) }},
-		{key: "p999", title: "p99.9", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency,
-			noise: steadyOnly},
+		{key: "rps", title: "rps", cmp: "throughput", get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }, format: fmtRPS},
+		{key: "p50", title: "p50", lower: true, cmp: "latency_p50", get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }, format: fmtLatency},
+		{key: "p99", title: "p99", lower: true, cmp: "latency_p99", get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }, format: fmtLatency},
+		{key: "p999", title: "p99.9", lower: true, cmp: "latency_p999", get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }, format: fmtLatency},
 	}
 	for i, us := range datasets.TailThresholdsUS {
 		ms = append(ms, metric{
-			key: fmt.Sprintf("tail%dms", us/1000), title: fmt.Sprintf(">%d ms", us/1000), lower: true, ranked: true,
+			key: fmt.Sprintf("tail%dms", us/1000), title: fmt.Sprintf(">%d ms", us/1000), lower: true,
 			get:    func(c *datasets.Cell) (float64, bool) { return f64(c.Tails[i].Share) },
 			count:  func(c *datasets.Cell) (float64, bool) { return i64(c.Tails[i].Count) },
 			format: fmtShare,
-			noise:  steadyOnly,
 		})
 	}
 	return append(ms,
 		metric{key: "max", title: "max (not ranked)", lower: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyMaxUS) }, format: fmtLatency},
-		metric{key: "rss", title: "RSS load", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSSteadyBytes) }, format: fmtBytes},
-		metric{key: "rss_after", title: "RSS after", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }, format: fmtBytes},
-		metric{key: "cold", title: "cold start", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }, format: fmtColdStart},
-		metric{key: "steady", title: "time to steady", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.SteadyStartUS) }, format: fmtSeconds},
-		metric{key: "cpu", title: "CPU/req", lower: true, ranked: true, get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU,
-			noise: steadyOnly},
+		metric{key: "rss", title: "RSS load", lower: true, cmp: "rss", get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSSteadyBytes) }, format: fmtBytes},
+		metric{key: "rss_after", title: "RSS after", lower: true, get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }, format: fmtBytes},
+		metric{key: "cold", title: "cold start", lower: true, cmp: "cold_start", get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }, format: fmtColdStart},
+		metric{key: "steady", title: "time to steady", lower: true, cmp: "time_to_steady", get: func(c *datasets.Cell) (float64, bool) { return i64(c.SteadyStartUS) }, format: fmtSeconds},
+		metric{key: "cpu", title: "CPU/req", lower: true, cmp: "cpu_per_request", get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }, format: fmtCPU},
 	)
 }()
 
@@ -115,7 +83,7 @@ func metricByKey(k string) metric {
 // radarAxes are the seven dimensions of the report's radar chart
 // (docs/design.md#the-report-and-verdicts).
 var radarAxes = []struct{ key, label string }{
-	{"rps", "throughput"}, {"p99", "p99"}, {"p999", "p99.9"}, {"tail10ms", "tail >10 ms"},
+	{"rps", "throughput"}, {"p50", "p50"}, {"p99", "p99"}, {"p999", "p99.9"},
 	{"rss", "RSS under load"}, {"cold", "cold start"}, {"cpu", "CPU/request"},
 }
 
@@ -289,7 +257,8 @@ type Batch struct {
 	Variants    []*Variant
 	Points      []Point
 	samples     map[string]*Sample
-	// Noise is the declared noise band (batches table noise_band).
+	// Noise is the declared margin: the smallest relative difference
+	// that matters (batches table noise_band).
 	Noise float64
 	// Baseline is the baseline variant; nil leaves the batch without
 	// ratios (BaselineNote says why).
@@ -299,6 +268,9 @@ type Batch struct {
 	Repeats      int64
 	Windows      string
 	cellIDs      map[string]*datasets.Cell
+	// rows are the comparisons table's rows against Baseline, by point,
+	// candidate, baseline and metric.
+	rows map[string]datasets.Comparison
 }
 
 func sampleKey(v string, p Point) string { return v + "\x00" + p.Label() }
@@ -306,8 +278,12 @@ func sampleKey(v string, p Point) string { return v + "\x00" + p.Label() }
 // Sample returns the sample of variant v at point p, or nil.
 func (b *Batch) Sample(v *Variant, p Point) *Sample { return b.samples[sampleKey(v.Label, p)] }
 
-// add puts cell c into its variant's sample at its point.
+// add puts cell c into its variant's sample at its point; a cell of a
+// round of adaptive repeats that was not needed is in no sample.
 func (b *Batch) add(c *datasets.Cell) {
+	if c.Status == pipeline.StatusNotNeeded {
+		return
+	}
 	b.cellIDs[c.CellID] = c
 	i := slices.IndexFunc(b.Variants, func(v *Variant) bool { return v.Label == c.Variant })
 	if i < 0 {
@@ -350,6 +326,7 @@ func buildBatches(t *tables, baseline string) []*Batch {
 		b := byName[name]
 		b.finish(t)
 		chooseBaseline(b, baseline)
+		b.takeRows(t.comparisons)
 		b.colour()
 		out = append(out, b)
 	}
@@ -488,26 +465,34 @@ func windowsOf(cells []datasets.Cell, batch string) string {
 	return strings.Join(seen, "; ")
 }
 
-// compare runs the verdict of one metric of candidate sample s against
-// baseline sample base, with the batch's noise band and, for the metrics
-// that have one, each side's measured noise or drift.
-func (b *Batch) compare(m metric, base, s *Sample) stats.Comparison {
-	return stats.CompareMeasured(base.values(m), s.values(m), m.lower, b.Noise, stats.Noise{Baseline: base.noise(m), Candidate: s.noise(m)})
+// compare decides metric m of candidate sample s against baseline sample
+// base: the comparisons table's row where the run has one (the batch's
+// declared baseline), else decided the same way (datasets.Decide) from
+// the two samples' cells, as for --baseline or between two candidates.
+func (b *Batch) compare(m metric, base, s *Sample) datasets.Comparison {
+	if r, ok := b.rows[rowKey(s.Point.Label(), s.Variant.Label, base.Variant.Label, m.cmp)]; ok {
+		return r
+	}
+	dm, _ := datasets.MetricNamed(m.cmp)
+	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, b.Noise)
 }
 
-// noise is the sample's measured uncertainty of m: the median over its
-// measured repeats that have one; NaN for none.
-func (s *Sample) noise(m metric) float64 {
-	if m.noise == nil {
-		return math.NaN()
+func rowKey(point, candidate, baseline, metric string) string {
+	return strings.Join([]string{point, candidate, baseline, metric}, "\x00")
+}
+
+// takeRows keeps the comparisons table's rows of the batch against its
+// chosen baseline.
+func (b *Batch) takeRows(rows []datasets.Comparison) {
+	b.rows = map[string]datasets.Comparison{}
+	if b.Baseline == nil {
+		return
 	}
-	var vs []float64
-	for _, c := range s.Measured {
-		if v, ok := m.noise(c); ok {
-			vs = append(vs, v)
+	for _, r := range rows {
+		if r.Batch == b.Name && r.Baseline == b.Baseline.Label {
+			b.rows[rowKey(r.Point, r.Candidate, r.Baseline, r.Metric)] = r
 		}
 	}
-	return stats.Median(vs)
 }
 
 // preconditions is the batch-wide precondition line every table carries.

@@ -145,10 +145,13 @@ func build(t *tables, baseline string) (*doc, []string) {
 	d := &doc{}
 	notes := slices.Clone(t.notes)
 	d.h(1, "yardstick report: %s, run %s", t.meta.Experiment, t.meta.RunID)
-	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Numbers are compared only inside a batch; ties are differences inside the declared noise band, the spread of the repeats or, for throughput and p99, what both cells' kept windows measured of themselves (noise, or drift if larger); `max` is shown, never ranked.",
+	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Compared only inside a batch: a ratio with a 95%% interval, better or worse beyond the batch's margin, equivalent inside it, else undecided; `max` never ranked.",
 		t.meta.Experiment, t.meta.RunID, t.meta.SchemaVersion, orDash(t.meta.Version))
 
 	batches := buildBatches(t, baseline)
+	// A batch without a baseline says so in its own section; the notes
+	// returned to the caller list it too.
+	shown := slices.Clone(notes)
 	for _, b := range batches {
 		if b.Baseline == nil {
 			notes = append(notes, b.BaselineNote)
@@ -158,9 +161,9 @@ func build(t *tables, baseline string) (*doc, []string) {
 	// number is read before its caveat; then pictures and verdicts lead,
 	// per batch; the tables of numbers follow; the fairness table, then the
 	// environment (folded in HTML) close the report.
-	if len(notes) > 0 {
+	if len(shown) > 0 {
 		d.h(2, "Notes")
-		d.list(notes)
+		d.list(shown)
 	}
 	unfairSummary(d, t)
 	studySection(d, t, batches) // study.go
@@ -231,11 +234,16 @@ func environment(d *doc, t *tables, batches []*Batch) {
 // more than two cells of a batch takes one line: the cells, whose
 // details the fairness table has.
 func unfairSummary(d *doc, t *tables) {
-	var items []string
+	var items, short []string
 	n := 0
 	for _, g := range failedGroups(t.fairness) {
 		n += len(g)
 		f := g[0]
+		if f.Scope == "batch" {
+			short = append(short, fmt.Sprintf("UNFAIR %s: batch %s", f.Check, f.Batch))
+		} else {
+			short = append(short, fmt.Sprintf("UNFAIR %s: %d cell(s) of batch %s", f.Check, len(g), f.Batch))
+		}
 		if len(g) <= 2 {
 			for _, f := range g {
 				items = append(items, fmt.Sprintf("UNFAIR %s [%s %s]: %s", f.Check, f.Scope, f.Batch, deref(f.Detail)))
@@ -254,8 +262,11 @@ func unfairSummary(d *doc, t *tables) {
 		return
 	}
 	d.h(2, "Unfair: %d fairness check(s) failed", n)
-	d.p("The cells these concern are marked UNFAIR in every table and chart legend below; the fairness table near the end has the numbers.")
+	d.p("Their cells are marked UNFAIR in every table and chart legend below, their decisions undecided; the fairness table near the end has the numbers.")
+	d.list(short)
+	d.fold("Details of the failed checks")
 	d.list(items)
+	d.foldEnd()
 }
 
 // shortNames joins cell names, each after the first without the part
@@ -405,7 +416,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 
 // verdicts puts the batch's headline in words: throughput and p99 at
 // each workload point, of every variant against the baseline, or without
-// one the best variant or a tie.
+// one the best variant if it was decided.
 func verdicts(d *doc, b *Batch) {
 	rps, p99 := metricByKey("rps"), metricByKey("p99")
 	var items []string
@@ -429,7 +440,7 @@ func verdicts(d *doc, b *Batch) {
 			if len(base.Unfair) > 0 {
 				vs += " UNFAIR"
 			}
-			item := fmt.Sprintf("%s vs %s at %s: %s, %s", label(g), vs, p.Label(),
+			item := fmt.Sprintf("%s vs %s at %s: %s; %s", label(g), vs, p.Label(),
 				verdictPhrase("throughput", b.compare(rps, base, g)), verdictPhrase("p99", b.compare(p99, base, g)))
 			if note := biasNote(b, base, g); note != "" {
 				item += " (" + note + ")"
@@ -440,32 +451,30 @@ func verdicts(d *doc, b *Batch) {
 	if len(items) == 0 {
 		return
 	}
+	one := ""
+	if b.Repeats < 2 {
+		one = " One start per variant and point: the intervals cover only the noise within a start, not between starts."
+	}
 	if b.Baseline != nil {
-		d.p("Verdicts against %s, throughput and p99 at each workload point (a tie: inside the noise band of %s, the spread of the repeats or the measured noise or drift of both sides, or not significant).%s", b.Baseline.Label, fmtPct(b.Noise), indicative(b))
+		d.p("Decisions against %s, throughput and p99 at each workload point: the ratio with its 95%% interval, better or worse when the interval lies beyond the margin of %s, equivalent when it lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, fmtPct(b.Noise), one)
 	} else {
-		d.p("Verdicts between the variants, throughput and p99 at each workload point (a tie: the best is inside the noise band of %s, the spread of the runner-up or the measured noise or drift of both).%s", fmtPct(b.Noise), indicative(b))
+		d.p("The best variant at each point, throughput and p99: named when its interval against the runner-up lies beyond the margin of %s, equivalent when inside it, else undecided.%s", fmtPct(b.Noise), one)
 	}
 	d.list(items)
 }
 
-// verdictPhrase says one comparison in words: "1.21x better throughput",
-// "p99 a tie".
-func verdictPhrase(name string, c stats.Comparison) string {
-	switch {
-	case c.Unsteady():
-		return name + " no verdict (not steady)"
+// verdictPhrase says one decision in words: "throughput 1.21x [1.15,
+// 1.27] better", "p99 undecided (not steady)".
+func verdictPhrase(name string, c datasets.Comparison) string {
+	s := name + " " + fmtComparison(c)
+	if c.Verdict == stats.Undecided {
+		s += " (" + shortReason(c) + ")"
 	}
-	switch c.Verdict {
-	case stats.Tie:
-		return name + " a tie"
-	case stats.NoData:
-		return name + " not comparable"
-	}
-	return fmt.Sprintf("%.2fx %s %s", c.Ratio, c.Verdict, name)
+	return s
 }
 
-// bestAt says which variant is best at point p on two metrics, or that
-// the best two tie; "" when fewer than two variants were measured there.
+// bestAt says which variant is best at point p on two metrics, if that
+// was decided; "" when fewer than two variants were measured there.
 func bestAt(b *Batch, p Point, m1 metric, w1 string, m2 metric, w2 string) string {
 	var gs []*Sample
 	for _, v := range b.Variants {
@@ -478,17 +487,25 @@ func bestAt(b *Batch, p Point, m1 metric, w1 string, m2 metric, w2 string) strin
 		m    metric
 		word string
 	}{{m1, w1}, {m2, w2}} {
-		w, tie := winner(b, mw.m, gs)
+		w, c := winner(b, mw.m, gs)
 		switch {
 		case w == nil:
 			return ""
-		case tie:
-			parts = append(parts, mw.word+" a tie")
+		case c.Verdict != stats.Better:
+			parts = append(parts, mw.word+" "+c.Verdict+" ("+label(w)+" ahead, "+orReason(c)+")")
 		default:
 			parts = append(parts, mw.word+" "+label(w))
 		}
 	}
 	return "at " + p.Label() + ": " + strings.Join(parts, ", ")
+}
+
+// orReason is the decision's short reason, or its interval when decided.
+func orReason(c datasets.Comparison) string {
+	if c.Verdict == stats.Undecided {
+		return shortReason(c)
+	}
+	return fmtComparison(c)
 }
 
 // results is the main table per workload point: every metric of every
@@ -523,8 +540,8 @@ func results(d *doc, b *Batch) {
 
 func ratios(d *doc, b *Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	d.p("Candidate / baseline of the medians (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with the verdict: better, worse, or `~` (a tie: inside the noise band of %s or the spread of the repeats, for throughput and p99 inside the measured noise (or drift, if larger) of both sides added, or not significant by a Mann-Whitney U test when both sides have %d or more repeats, p shown); `?` is no verdict: a side's kept window was not steady, so its figure estimates nothing stable.", fmtPct(b.Noise), stats.MinSamples)
-	var warned []string
+	d.p("Candidate / baseline of the means over the starts (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95%% interval (hierarchical bootstrap over starts and the noise within each start) and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", fmtPct(b.Noise))
+	var undecided []string
 	for _, p := range b.Points {
 		base := b.Sample(b.Baseline, p)
 		if base == nil {
@@ -532,7 +549,7 @@ func ratios(d *doc, b *Batch) {
 		}
 		head := []string{"variant"}
 		for _, m := range metrics {
-			if m.ranked {
+			if m.ranked() {
 				head = append(head, m.title)
 			}
 		}
@@ -551,15 +568,13 @@ func ratios(d *doc, b *Batch) {
 			}
 			r := []string{lb}
 			for _, m := range metrics {
-				if !m.ranked {
+				if !m.ranked() {
 					continue
 				}
 				c := b.compare(m, base, g)
 				r = append(r, fmtComparison(c))
-				for _, w := range c.Warnings {
-					if !slices.Contains(warned, w) {
-						warned = append(warned, w)
-					}
+				if c.Verdict == stats.Undecided {
+					undecided = append(undecided, fmt.Sprintf("%s at %s, %s: %s", v.Label, p.Label(), m.title, c.Reason))
 				}
 			}
 			rows = append(rows, r)
@@ -568,15 +583,16 @@ func ratios(d *doc, b *Batch) {
 			d.table(b.preconditions()+" · "+p.Caption()+" · baseline "+b.Baseline.Label, head, rows)
 		}
 	}
-	if len(warned) > 0 {
-		slices.Sort(warned)
-		d.p("Comparison warnings: %s.", strings.Join(warned, "; "))
+	if len(undecided) > 0 {
+		d.p("Undecided, and why:")
+		d.list(undecided)
 	}
 }
 
-// winner returns the sample with the best median of m among gs, and
-// whether the runner-up is tied with it (inside the noise).
-func winner(b *Batch, m metric, gs []*Sample) (*Sample, bool) {
+// winner returns the sample with the best median of m among gs, and its
+// decision against the runner-up: Better makes it the winner; equivalent
+// or undecided leave the point without one.
+func winner(b *Batch, m metric, gs []*Sample) (*Sample, datasets.Comparison) {
 	type cand struct {
 		g   *Sample
 		med float64
@@ -588,7 +604,7 @@ func winner(b *Batch, m metric, gs []*Sample) (*Sample, bool) {
 		}
 	}
 	if len(cs) < 2 {
-		return nil, false
+		return nil, datasets.Comparison{}
 	}
 	slices.SortStableFunc(cs, func(x, y cand) int {
 		if m.lower {
@@ -596,10 +612,7 @@ func winner(b *Batch, m metric, gs []*Sample) (*Sample, bool) {
 		}
 		return compareF(y.med, x.med)
 	})
-	// The runner-up is the baseline of this comparison: a zero runner-up
-	// (no tail at all) against a zero best is a tie, not missing data.
-	c := b.compare(m, cs[1].g, cs[0].g)
-	return cs[0].g, c.Verdict != stats.Better
+	return cs[0].g, b.compare(m, cs[1].g, cs[0].g)
 }
 
 func compareF(a, b float64) int {
@@ -617,65 +630,43 @@ func wins(d *doc, b *Batch) {
 		return
 	}
 	d.h(3, "Win counts per workload point")
-	d.p("A variant wins a workload point when its median is best and the runner-up is not tied with it (same verdict rules as the ratios); otherwise the point is tied. Wins at points with an unfair cell are counted in brackets.")
+	d.p("A variant wins a workload point when its median is best and its interval against the runner-up lies beyond the margin (better); otherwise the point has no winner: equivalent (inside the margin) or undecided. Wins at points with an unfair cell are counted in brackets.")
 	head := []string{"metric"}
 	for _, v := range b.Variants {
 		head = append(head, v.Label)
 	}
-	head = append(head, "tied", "points")
+	head = append(head, "equivalent", "undecided", "points")
 	var rows [][]string
 	var sentence string
 	for _, m := range metrics {
-		if !m.ranked {
+		if !m.ranked() {
 			continue
 		}
-		count := map[string]int{}
-		unfair := map[string]int{}
-		tied, points := 0, 0
-		for _, p := range b.Points {
-			var gs []*Sample
-			anyUnfair := false
-			for _, v := range b.Variants {
-				if g := b.Sample(v, p); g != nil {
-					gs = append(gs, g)
-					anyUnfair = anyUnfair || len(g.Unfair) > 0
-				}
-			}
-			w, tie := winner(b, m, gs)
-			if w == nil {
-				continue
-			}
-			points++
-			if tie {
-				tied++
-				continue
-			}
-			count[w.Variant.Label]++
-			if anyUnfair {
-				unfair[w.Variant.Label]++
-			}
-		}
-		if points == 0 {
+		wc := countWins(b, m)
+		if wc.points == 0 {
 			continue
 		}
 		r := []string{m.title}
 		for _, v := range b.Variants {
-			s := fmt.Sprint(count[v.Label])
-			if unfair[v.Label] > 0 {
-				s += fmt.Sprintf(" (%d UNFAIR)", unfair[v.Label])
+			s := fmt.Sprint(wc.count[v.Label])
+			if wc.unfair[v.Label] > 0 {
+				s += fmt.Sprintf(" (%d UNFAIR)", wc.unfair[v.Label])
 			}
 			r = append(r, s)
 		}
-		rows = append(rows, append(r, fmt.Sprint(tied), fmt.Sprint(points)))
+		rows = append(rows, append(r, fmt.Sprint(wc.equivalent), fmt.Sprint(wc.undecided), fmt.Sprint(wc.points)))
 		if m.key == "rps" {
 			var parts []string
 			for _, v := range b.Variants {
-				if count[v.Label] > 0 {
-					parts = append(parts, fmt.Sprintf("%s had the highest throughput in %d of %d workload points", v.Label, count[v.Label], points))
+				if wc.count[v.Label] > 0 {
+					parts = append(parts, fmt.Sprintf("%s had the highest throughput in %d of %d workload points", v.Label, wc.count[v.Label], wc.points))
 				}
 			}
-			if tied > 0 {
-				parts = append(parts, fmt.Sprintf("%d of %d were tied", tied, points))
+			if wc.equivalent > 0 {
+				parts = append(parts, fmt.Sprintf("%d of %d were equivalent", wc.equivalent, wc.points))
+			}
+			if wc.undecided > 0 {
+				parts = append(parts, fmt.Sprintf("%d of %d undecided", wc.undecided, wc.points))
 			}
 			sentence = strings.Join(parts, "; ") + "."
 		}
@@ -684,6 +675,43 @@ func wins(d *doc, b *Batch) {
 		d.p("%s", sentence)
 	}
 	d.table(b.preconditions()+" · every workload point of the batch", head, rows)
+}
+
+// winCount is one metric's wins over a batch's workload points.
+type winCount struct {
+	count, unfair                 map[string]int
+	equivalent, undecided, points int
+}
+
+func countWins(b *Batch, m metric) winCount {
+	wc := winCount{count: map[string]int{}, unfair: map[string]int{}}
+	for _, p := range b.Points {
+		var gs []*Sample
+		anyUnfair := false
+		for _, v := range b.Variants {
+			if g := b.Sample(v, p); g != nil {
+				gs = append(gs, g)
+				anyUnfair = anyUnfair || len(g.Unfair) > 0
+			}
+		}
+		w, c := winner(b, m, gs)
+		if w == nil {
+			continue
+		}
+		wc.points++
+		switch c.Verdict {
+		case stats.Better:
+			wc.count[w.Variant.Label]++
+			if anyUnfair {
+				wc.unfair[w.Variant.Label]++
+			}
+		case stats.Equivalent:
+			wc.equivalent++
+		default:
+			wc.undecided++
+		}
+	}
+	return wc
 }
 
 func peaks(d *doc, b *Batch) {
@@ -749,6 +777,7 @@ func radar(d *doc, b *Batch) ([]string, [][]string) {
 			m := metricByKey(a.key)
 			var logSum float64
 			var n int
+			decided := true
 			for _, p := range b.Points {
 				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
 				if base == nil || g == nil {
@@ -756,20 +785,30 @@ func radar(d *doc, b *Batch) ([]string, [][]string) {
 				}
 				unfair = unfair || len(g.Unfair) > 0
 				c := b.compare(m, base, g)
-				if c.Verdict == stats.NoData || !(c.Advantage > 0) || math.IsInf(c.Advantage, 0) {
+				if c.Ratio == nil || !(*c.Ratio > 0) {
 					continue
 				}
-				logSum += math.Log10(c.Advantage)
+				adv := *c.Ratio
+				if m.lower {
+					adv = 1 / adv
+				}
+				logSum += math.Log10(adv)
 				n++
+				decided = decided && c.Verdict != stats.Undecided
 			}
 			score := math.NaN()
 			if n > 0 {
 				score = 100 + 30*logSum/float64(n)
 			}
 			s.scores = append(s.scores, score)
-			if math.IsNaN(score) {
+			undecided := v != b.Baseline && n > 0 && !decided
+			s.undecided = append(s.undecided, undecided)
+			switch {
+			case math.IsNaN(score):
 				r = append(r, "-")
-			} else {
+			case undecided:
+				r = append(r, fmt.Sprintf("%.0f (undecided)", score))
+			default:
 				r = append(r, fmt.Sprintf("%.0f", score))
 			}
 		}

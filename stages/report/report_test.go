@@ -82,7 +82,7 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Errorf("sections out of order: first batch %d, fairness %d, environment %d", batch, fair, env)
 	}
 	main := md[strings.Index(md, "## Batch main"):]
-	verdict, radar := strings.Index(main, "- jvm-g1 vs go at c32-p128: 1.19x better throughput"), strings.Index(main, "![Batch main: scores")
+	verdict, radar := strings.Index(main, "- jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better"), strings.Index(main, "![Batch main: scores")
 	curve, table := strings.Index(main, "![Batch main: throughput"), strings.Index(main, "\n| ")
 	if !(verdict >= 0 && verdict < radar && radar < curve && curve < table) {
 		t.Errorf("batch main out of order: verdict %d, radar %d, first curve %d, first table %d", verdict, radar, curve, table)
@@ -90,29 +90,31 @@ func TestGoldenMarkdown(t *testing.T) {
 	if notSteady := strings.Index(main, "Not steady: "); !(notSteady >= 0 && notSteady < verdict) {
 		t.Errorf("batch main: the cells not steady are not said before the verdicts (%d, %d)", notSteady, verdict)
 	}
-	if n := strings.Count(md, "Indicative verdicts"); n != 1 || strings.Index(md, "Indicative verdicts") > strings.Index(md, "## Batch main") {
-		t.Errorf("want the indicative note once, in batch heap (1 repeat), not in batch main (5): %d", n)
+	const oneStart = "One start per variant and point: the intervals cover only the noise within a start"
+	if n := strings.Count(md, oneStart); n != 1 || strings.Index(md, oneStart) > strings.Index(md, "## Batch main") {
+		t.Errorf("want the one-start note once, in batch heap (1 repeat), not in batch main (5): %d", n)
+	}
+	if strings.Contains(md, "tie") {
+		t.Error("report.md says tie")
 	}
 	for _, want := range []string{
 		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
 		"| 7% |", "CPU sets: target 0, load generator 1", // preconditions
-		"had the highest throughput in", "(p=", " ~", // wins and verdicts
-		"jvm-zgc UNFAIR vs go at c32-p2048: 0.85x worse throughput", "throughput a tie",
-		"- at c32-p128: highest throughput jvm-512m, lowest p99 jvm-512m", // no baseline: the best
-		"No baseline declared for batch heap",                             // the heap batch has none
+		"had the highest throughput in", "1 of 4 were equivalent", "1 of 4 undecided", // wins
+		"- jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.54, 1.90] worse", // decisions
+		"- at c32-p128: highest throughput undecided (jvm-512m ahead, interval straddles the margin",     // no baseline: the best, undecided
+		"No baseline declared for batch heap", // the heap batch has none
 		"### Heap gradient", "### Peak throughput per payload", "### Steady state",
 		// the cells still warming up in their kept window, said at the top
 		// of the batch, beside their comparison and in the ratios
 		"- jvm-zgc at c8-p128 (5 of 5 repeats), repeat 1 for one, was still warming up inside its kept window (+25.4% throughput drift)",
 		": its ratio against go is biased\n",
-		"- jvm-zgc UNFAIR vs go at c8-p128: throughput no verdict (not steady), p99 no verdict (not steady) (biased: jvm-zgc at c8-p128 (5 of 5 repeats) not steady in the kept window)",
-		"| jvm-zgc UNFAIR (not steady: biased) | 0.73x ? |",
+		"- jvm-zgc UNFAIR vs go at c8-p128: throughput 0.73x undecided (not steady); p99 1.48x undecided (not steady) (biased: jvm-zgc at c8-p128 (5 of 5 repeats) not steady in the kept window)",
+		"| jvm-zgc UNFAIR (not steady: biased) | 0.73x undecided |",
 		"| main/jvm-zgc/c8-p128/r1 UNFAIR | NO | warmup | no_steady_state | never |", "| main/jvm-g1/c8-p128/r1 | yes | warmup | flat | 1.8 s |",
 		"5 of 59 measured cells were not steady in their kept window",
 		"UNFAIR steady_state [cell main], 5 cells: main/jvm-zgc/c8-p128/r1, r2, r3, r4, r5 (the fairness table",
 		"| cold start | time to steady | CPU/req |", // time to steady state beside cold start
-		// one repeat a cell: indicative, said once in that batch only
-		"Indicative verdicts: 1 repeat(s) per cell, fewer than 3;",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

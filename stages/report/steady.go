@@ -8,7 +8,6 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/stats"
 )
 
 // Steady state in the report: whether each cell's kept window lay in a
@@ -157,16 +156,6 @@ func steadyLead(d *doc, b *Batch) {
 	}
 	d.p("Not steady: measured cells of this batch whose load was not in a steady state during their kept window. Their numbers are biased, and so is every comparison they are in (see Steady state below):")
 	d.list(items)
-}
-
-// indicative is the batch's sentence, said once beside its verdicts,
-// that verdicts from fewer than stats.MinRepeats repeats are indicative;
-// "" with enough repeats.
-func indicative(b *Batch) string {
-	if b.Repeats >= stats.MinRepeats {
-		return ""
-	}
-	return fmt.Sprintf(" Indicative verdicts: %d repeat(s) per cell, fewer than %d; so few runs cannot say how the next would come out.", b.Repeats, stats.MinRepeats)
 }
 
 // fmtDrift is a kept window's relative drift.

@@ -94,28 +94,31 @@ func placementWords(d *doc, t *tables) {
 	d.list(items)
 }
 
-// pointWinner names the winner of metric m at point p of batch b, "tie"
-// when the best two are inside the noise, "" when fewer than two
-// variants were measured there.
-func pointWinner(b *Batch, m metric, p Point) string {
+// pointWinner names the winner of metric m at point p of batch b: the
+// best variant when its interval against the runner-up lies beyond the
+// margin, else "equivalent" or "undecided" (with the reason in why); ""
+// when fewer than two variants were measured there.
+func pointWinner(b *Batch, m metric, p Point) (who, why string) {
 	var gs []*Sample
 	for _, v := range b.Variants {
 		if g := b.Sample(v, p); g != nil {
 			gs = append(gs, g)
 		}
 	}
-	w, tie := winner(b, m, gs)
+	w, c := winner(b, m, gs)
 	switch {
 	case w == nil:
-		return ""
-	case tie:
-		return "tie"
+		return "", ""
+	case c.Verdict == stats.Better:
+		return label(w), fmtComparison(c)
+	case c.Verdict == stats.Equivalent:
+		return stats.Equivalent, fmtComparison(c)
 	}
-	return label(w)
+	return stats.Undecided, shortReason(c)
 }
 
-// overall folds per-point winners into one verdict: the variant that won
-// every point, "tie" when every point tied, else "split".
+// overall folds per-point outcomes into one: the single outcome of every
+// measured point, else "undecided" when any point was, else "split".
 func overall(per []string) string {
 	var seen []string
 	for _, w := range per {
@@ -123,18 +126,21 @@ func overall(per []string) string {
 			seen = append(seen, w)
 		}
 	}
-	switch len(seen) {
-	case 0:
+	switch {
+	case len(seen) == 0:
 		return "not measured"
-	case 1:
+	case len(seen) == 1:
 		return seen[0]
+	case slices.Contains(seen, stats.Undecided):
+		return stats.Undecided
 	}
 	return "split"
 }
 
-// answerDimensions: per batch, the winner of each radar dimension over
-// its workload points, then the matched duties (event loops, access-log
-// bytes per request) that make the comparison fair.
+// answerDimensions: per batch, each variant against the baseline on each
+// radar dimension, one outcome over its workload points with the ratios
+// and reasons; then the matched duties (event loops, access-log bytes per
+// request) that make the comparison fair.
 func answerDimensions(d *doc, t *tables, batches []*Batch) {
 	for _, b := range batches {
 		if b.Baseline == nil {
@@ -147,47 +153,85 @@ func answerDimensions(d *doc, t *tables, batches []*Batch) {
 			continue
 		}
 		var rows [][]string
-		wonBy := map[string][]string{}
-		var tied, split []string
-		for _, a := range radarAxes {
-			m := metricByKey(a.key)
-			var per, detail []string
-			for _, p := range b.Points {
-				w := pointWinner(b, m, p)
-				per = append(per, w)
-				if w != "" {
-					detail = append(detail, p.Label()+": "+w)
+		var sentences []string
+		for _, v := range b.Variants {
+			if v == b.Baseline {
+				continue
+			}
+			byOutcome := map[string][]string{}
+			for _, a := range radarAxes {
+				o, detail := dimension(b, v, metricByKey(a.key))
+				byOutcome[o] = append(byOutcome[o], a.label)
+				rows = append(rows, []string{a.label, v.Label, o, detail})
+			}
+			var parts []string
+			for _, o := range append(slices.Clone(stats.Outcomes), "not measured") {
+				if ls := byOutcome[o]; len(ls) > 0 {
+					parts = append(parts, o+" on "+strings.Join(ls, ", "))
 				}
 			}
-			o := overall(per)
-			switch o {
-			case "tie":
-				tied = append(tied, a.label)
-			case "split":
-				split = append(split, a.label)
-			case "not measured":
-			default:
-				wonBy[o] = append(wonBy[o], a.label)
-			}
-			rows = append(rows, []string{a.label, o, strings.Join(detail, "; ")})
+			sentences = append(sentences, fmt.Sprintf("%s against %s: %s", v.Label, b.Baseline.Label, strings.Join(parts, "; ")))
 		}
-		var parts []string
-		for _, v := range b.Variants {
-			if ws := wonBy[v.Label]; len(ws) > 0 {
-				parts = append(parts, fmt.Sprintf("%s wins %s", v.Label, strings.Join(ws, ", ")))
-			}
-		}
-		if len(tied) > 0 {
-			parts = append(parts, "tied: "+strings.Join(tied, ", "))
-		}
-		if len(split) > 0 {
-			parts = append(parts, "won by different variants at different points: "+strings.Join(split, ", "))
-		}
-		d.p("Batch %s (%d variants, noise band %s): %s.", b.Name, len(b.Variants), fmtPct(b.Noise), orDash(strings.Join(parts, "; ")))
-		d.table(b.preconditions()+" · a tie: the best two inside the noise band or the spread of the repeats",
-			[]string{"dimension", "winner", "per workload point"}, rows)
+		d.p("Batch %s (%d variants, margin %s): better or worse when the 95%% interval of the ratio lies beyond the margin at every workload point, equivalent when inside it, otherwise undecided.", b.Name, len(b.Variants), fmtPct(b.Noise))
+		d.list(sentences)
+		decisionChart(d, b)
+		d.table(b.preconditions(), []string{"dimension", "variant", "outcome", "per workload point (ratio to " + b.Baseline.Label + ", 95% interval, or why undecided)"}, rows)
 		duties(d, t, b.Name)
 	}
+}
+
+// maxForestRows bounds a decision chart's rows.
+const maxForestRows = 40
+
+// decisionChart draws the batch's decisions against its baseline on the
+// radar dimensions as a forest plot: the answer's picture.
+func decisionChart(d *doc, b *Batch) {
+	ch := &forestChart{title: fmt.Sprintf("Batch %s: ratios to %s with 95%% intervals", b.Name, b.Baseline.Label)}
+	for _, v := range b.Variants {
+		for _, a := range radarAxes {
+			m := metricByKey(a.key)
+			for _, p := range b.Points {
+				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+				if v == b.Baseline || base == nil || g == nil || len(ch.rows) >= maxForestRows {
+					continue
+				}
+				label := v.Label + " " + a.label
+				if len(b.Points) > 1 {
+					label += " " + p.Label()
+				}
+				ch.rows = append(ch.rows, forestRow{label: label, c: b.compare(m, base, g)})
+			}
+		}
+	}
+	if len(ch.rows) > 0 {
+		d.chart(&chartFile{File: "decisions-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
+	}
+}
+
+// dimension folds variant v's decisions against the baseline on metric m
+// over the batch's points into one outcome (the same at every point, else
+// undecided) and the per-point detail.
+func dimension(b *Batch, v *Variant, m metric) (string, string) {
+	var outcomes, detail []string
+	for _, p := range b.Points {
+		base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+		if base == nil || g == nil {
+			continue
+		}
+		c := b.compare(m, base, g)
+		outcomes = append(outcomes, c.Verdict)
+		s := p.Label() + ": " + fmtComparison(c)
+		if c.Verdict == stats.Undecided {
+			s += " (" + shortReason(c) + ")"
+		}
+		detail = append(detail, s)
+	}
+	o := overall(outcomes)
+	if o == "split" {
+		o = stats.Undecided
+		detail = append(detail, "the outcome differs between workload points")
+	}
+	return o, strings.Join(detail, "; ")
 }
 
 // duties says the batch's matched-duty checks in words: event loops per
@@ -241,7 +285,7 @@ func answerCrossover(d *doc, batches []*Batch) {
 			slices.SortFunc(pts, comparePoints)
 			var leaders, cells []string
 			for _, p := range pts {
-				w := pointWinner(b, rps, p)
+				w, _ := pointWinner(b, rps, p)
 				leaders = append(leaders, w)
 				cells = append(cells, fmt.Sprintf("c%d: %s", p.Concurrency, orDash(w)))
 			}
@@ -252,7 +296,7 @@ func answerCrossover(d *doc, batches []*Batch) {
 			sentences = append(sentences, name+": "+crossings(pts, leaders))
 			rows = append(rows, []string{name, strings.Join(cells, "; ")})
 		}
-		d.p("Batch %s, throughput leader along concurrency (a tie: the best two inside the noise band of %s or the spread of the repeats):", b.Name, fmtPct(b.Noise))
+		d.p("Batch %s, throughput leader along concurrency (a leader: its interval against the runner-up lies beyond the margin of %s; otherwise equivalent or undecided):", b.Name, fmtPct(b.Noise))
 		d.list(sentences)
 		d.table(b.preconditions(), []string{"payload", "throughput leader per concurrency"}, rows)
 	}
@@ -286,16 +330,16 @@ func crossings(pts []Point, leaders []string) string {
 			span = fmt.Sprintf("c%d to c%d", r.from, r.to)
 		}
 		switch r.who {
-		case "tie":
-			parts = append(parts, "tied at "+span)
+		case stats.Equivalent, stats.Undecided:
+			parts = append(parts, r.who+" at "+span)
 		case "not measured":
 			parts = append(parts, "not measured at "+span)
 		default:
 			parts = append(parts, r.who+" leads at "+span)
 		}
-		if i > 0 && r.who != "tie" && r.who != "not measured" {
+		if i > 0 && leader(r.who) {
 			for j := i - 1; j >= 0; j-- {
-				if prev := runs[j].who; prev != "tie" && prev != "not measured" {
+				if prev := runs[j].who; leader(prev) {
 					if prev != r.who {
 						parts = append(parts, fmt.Sprintf("the curves cross between c%d and c%d", runs[j].to, r.from))
 						crossed = true
@@ -310,6 +354,11 @@ func crossings(pts []Point, leaders []string) string {
 		s += " (the curves do not cross in this range)"
 	}
 	return s
+}
+
+// leader says whether a crossing run's who names a variant.
+func leader(who string) bool {
+	return who != stats.Equivalent && who != stats.Undecided && who != "not measured"
 }
 
 // answerWinners: per batch and workload point, the winner of throughput
@@ -337,7 +386,11 @@ func answerWinners(d *doc, t *tables, batches []*Batch) {
 					r = append(r, "not ranked (open loop)")
 					continue
 				}
-				r = append(r, orDash(pointWinner(b, metricByKey(k), p)))
+				who, why := pointWinner(b, metricByKey(k), p)
+				if who == stats.Undecided {
+					who += " (" + why + ")"
+				}
+				r = append(r, orDash(who))
 			}
 			rows = append(rows, r)
 			if p.Mode == "open" {
@@ -348,7 +401,7 @@ func answerWinners(d *doc, t *tables, batches []*Batch) {
 		}
 	}
 	d.list(sentences)
-	d.table("Winners per batch and workload point (a tie: the best two inside the noise band or the spread of the repeats)", head, rows)
+	d.table("Winners per batch and workload point (a winner: its 95% interval against the runner-up lies beyond the margin; otherwise equivalent or undecided)", head, rows)
 	rssStartEnd(d, t, batches)
 	varied(d, t)
 }

@@ -56,10 +56,10 @@ func TestQuestionAnswered(t *testing.T) {
 		{pipeline.AnswerDimensions, []string{
 			"## The question: Which wins?",
 			"Batch heap has no baseline: it does not compete on the dimensions",
-			"Batch main (3 variants, noise band 7%): ",
-			"| dimension | winner | per workload point |",
-			"| RSS under load | go | ",
-			"won by different variants at different points: throughput, p99, p99.9, tail >10 ms.",
+			"Batch main (3 variants, margin 7%): ",
+			"- jvm-g1 against go: ",
+			"| dimension | variant | outcome | per workload point (ratio to go, 95% interval, or why undecided) |",
+			"| RSS under load | jvm-g1 | worse | c8-p128: ",
 		}},
 		{pipeline.AnswerCrossover, []string{
 			"## The question: Which wins?",

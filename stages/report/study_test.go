@@ -3,7 +3,7 @@ package report
 import "testing"
 
 // crossings says where the throughput leader changes along concurrency,
-// across ties and unmeasured points, and says so when it never changes.
+// across points without a leader (equivalent, undecided) and unmeasured ones, and says so when it never changes.
 func TestCrossings(t *testing.T) {
 	pts := func(cs ...int64) []Point {
 		var out []Point
@@ -18,12 +18,12 @@ func TestCrossings(t *testing.T) {
 	}{
 		{[]string{"go", "go", "helidon-aot", "helidon-aot"},
 			"go leads at c1 to c4; helidon-aot leads at c16 to c64; the curves cross between c4 and c16"},
-		{[]string{"go", "tie", "helidon-jit", "helidon-jit"},
-			"go leads at c1; tied at c4; helidon-jit leads at c16 to c64; the curves cross between c1 and c16"},
-		{[]string{"go", "tie", "go", "go"},
-			"go leads at c1; tied at c4; go leads at c16 to c64 (the curves do not cross in this range)"},
-		{[]string{"tie", "tie", "tie", "tie"},
-			"tied at c1 to c64 (the curves do not cross in this range)"},
+		{[]string{"go", "equivalent", "helidon-jit", "helidon-jit"},
+			"go leads at c1; equivalent at c4; helidon-jit leads at c16 to c64; the curves cross between c1 and c16"},
+		{[]string{"go", "undecided", "go", "go"},
+			"go leads at c1; undecided at c4; go leads at c16 to c64 (the curves do not cross in this range)"},
+		{[]string{"equivalent", "equivalent", "equivalent", "equivalent"},
+			"equivalent at c1 to c64 (the curves do not cross in this range)"},
 		{[]string{"go", "", "helidon-jit", "go"},
 			"go leads at c1; not measured at c4; helidon-jit leads at c16; the curves cross between c1 and c16; go leads at c64; the curves cross between c16 and c64"},
 	} {
@@ -33,16 +33,17 @@ func TestCrossings(t *testing.T) {
 	}
 }
 
-// overall folds per-point winners: one winner everywhere, all ties, or
-// split.
+// overall folds per-point winners: one winner everywhere, all
+// equivalent, undecided where any point is, or split.
 func TestOverall(t *testing.T) {
 	for _, tc := range []struct {
 		per  []string
 		want string
 	}{
 		{[]string{"go", "go"}, "go"},
-		{[]string{"tie", "tie"}, "tie"},
-		{[]string{"go", "tie"}, "split"},
+		{[]string{"equivalent", "equivalent"}, "equivalent"},
+		{[]string{"go", "equivalent"}, "split"},
+		{[]string{"go", "undecided"}, "undecided"},
 		{[]string{"go", "scg-g1"}, "split"},
 		{[]string{"", ""}, "not measured"},
 		{[]string{"", "go"}, "go"},

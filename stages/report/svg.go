@@ -356,7 +356,10 @@ type radarChart struct {
 type radarSeries struct {
 	name, color string
 	scores      []float64 // NaN: no data on that axis
-	baseline    bool
+	// undecided marks the axes whose decisions were not all decided: their
+	// points are drawn hollow, with a "?" beside them.
+	undecided []bool
+	baseline  bool
 }
 
 func (c *radarChart) svg() string {
@@ -405,6 +408,11 @@ func (c *radarChart) svg() string {
 			}
 			x, y := at(i, sc)
 			pts = append(pts, f1(x)+","+f1(y))
+			if i < len(s.undecided) && s.undecided[i] {
+				circles = append(circles, fmt.Sprintf(`<circle class="point" data-axis="%s" data-score="%.1f" data-verdict="undecided" cx="%s" cy="%s" r="4" fill="white" stroke-width="1.5"/><text x="%s" y="%s" font-size="11" stroke="none">?</text>`,
+					esc(c.axes[i]), sc, f1(x), f1(y), f1(x+6), f1(y-5)))
+				continue
+			}
 			circles = append(circles, fmt.Sprintf(`<circle class="point" data-axis="%s" data-score="%.1f" cx="%s" cy="%s" r="3"/>`, esc(c.axes[i]), sc, f1(x), f1(y)))
 		}
 		fmt.Fprintf(&b, `<polygon class="area" fill-opacity="0.12" stroke-width="2"%s points="%s"/>`+"\n", dash, strings.Join(pts, " "))
@@ -412,7 +420,7 @@ func (c *radarChart) svg() string {
 		ly := 60 + 20*k
 		fmt.Fprintf(&b, `<g class="legend"><line x1="560" y1="%d" x2="580" y2="%d" stroke="%s" stroke-width="3"%s/><text x="586" y="%d">%s</text></g>`+"\n", ly, ly, s.color, dash, ly+4, esc(s.name))
 	}
-	b.WriteString(`<text x="12" y="510" fill="#555" font-size="11">score = 100 + 30 log10(advantage / baseline advantage); circle at 100 = baseline; outward is better</text>` + "\n")
+	b.WriteString(`<text x="12" y="510" fill="#555" font-size="11">score = 100 + 30 log10(advantage / baseline advantage); circle at 100 = baseline; outward is better; hollow ? = undecided</text>` + "\n")
 	b.WriteString("</svg>\n")
 	return b.String()
 }

@@ -25,6 +25,10 @@ type tables struct {
 	fairness    *sink[datasets.FairnessCheck]
 	environment *sink[datasets.Environment]
 	batches     *sink[datasets.Batch]
+	comparisons *sink[datasets.Comparison]
+	// rows keeps the cells rows sent, for the comparisons computed from
+	// them once every cell is in.
+	rows []datasets.Cell
 	// all lists the sinks in the order of Tables.
 	all []tableSink
 }
@@ -64,6 +68,7 @@ func (tb *tables) create() error {
 		open(tb, datasets.Fairness, &tb.fairness),
 		open(tb, datasets.Environments, &tb.environment),
 		open(tb, datasets.Batches, &tb.batches),
+		open(tb, datasets.Comparisons, &tb.comparisons),
 	)
 }
 

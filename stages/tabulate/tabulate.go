@@ -50,6 +50,8 @@ type Summary struct {
 	// Warnings are things a reader of the tables should know: checkpoints
 	// that disagree with their histogram, files that were missing.
 	Warnings []string
+	// Comparisons are the comparisons table's rows.
+	Comparisons []datasets.Comparison
 }
 
 // Tables lists the tables Run writes, in the order it writes them.
@@ -85,6 +87,7 @@ type inputs struct {
 	nodes    map[string]*pipeline.BatchNodes
 	fairness []datasets.FairnessCheck
 	unfair   map[string][]string // failed fairness checks by cell id
+	rounds   pipeline.Rounds     // rounds/: adaptive repeats' rounds
 }
 
 // readInputs reads the plan, environment.json and fairness.json, and
@@ -108,7 +111,12 @@ func readInputs(rd *pipeline.RunDir, version string, s *Summary) (*inputs, error
 		return nil, err
 	}
 	s.Warnings = append(s.Warnings, strayCheckpoints(rd, plan)...)
+	rounds, err := rd.ReadRounds(plan)
+	if err != nil {
+		return nil, err
+	}
 	return &inputs{
+		rounds:   rounds,
 		nodes:    nodes,
 		plan:     plan,
 		meta:     datasets.Meta{Version: version, PlanHash: plan.Hash, Experiment: plan.Experiment, RunID: rd.ID()},
@@ -119,7 +127,8 @@ func readInputs(rd *pipeline.RunDir, version string, s *Summary) (*inputs, error
 }
 
 // fill sends every table its rows: the cells' in plan order, then the
-// fairness checks, the batches and the environment.
+// fairness checks, the batches, the comparisons computed from the cells
+// and the batches, and the environment.
 func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *Summary) error {
 	for i := range in.plan.Cells {
 		if err := tb.fillCell(ctx, rd, in, &in.plan.Cells[i], s); err != nil {
@@ -129,7 +138,12 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 	if err := tb.fairness.send(ctx, in.fairness...); err != nil {
 		return err
 	}
-	if err := tb.batches.send(ctx, batchRows(in.plan)...); err != nil {
+	batches := batchRows(in.plan)
+	if err := tb.batches.send(ctx, batches...); err != nil {
+		return err
+	}
+	s.Comparisons = datasets.CompareRun(tb.rows, batches)
+	if err := tb.comparisons.send(ctx, s.Comparisons...); err != nil {
 		return err
 	}
 	if in.env == nil && len(in.nodes) == 0 {
@@ -147,9 +161,15 @@ func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs,
 		return err
 	}
 	row := planColumns(in.plan, c)
+	if cp == nil && in.rounds.NotNeeded(c) {
+		row.Status = pipeline.StatusNotNeeded
+		tb.rows = append(tb.rows, row)
+		return tb.cells.send(ctx, row)
+	}
 	if cp == nil {
 		row.Status = pipeline.StatusPending
 		s.Pending++
+		tb.rows = append(tb.rows, row)
 		return tb.cells.send(ctx, row)
 	}
 	switch cp.Status {
@@ -170,6 +190,7 @@ func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs,
 		}
 	}
 	s.Warnings = append(s.Warnings, warns...)
+	tb.rows = append(tb.rows, row)
 	if err := tb.cells.send(ctx, row); err != nil {
 		return err
 	}
@@ -511,4 +532,31 @@ func timeOrNil(t time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// CellRows are the cells rows of the batch's cells that have a
+// checkpoint, as the cells table has them before the fairness checks run
+// (no cell is unfair yet): what the runner decides adaptive repeats on
+// between rounds.
+func CellRows(rd *pipeline.RunDir, p *pipeline.Plan, batch string) ([]datasets.Cell, error) {
+	var out []datasets.Cell
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		if c.Batch != batch {
+			continue
+		}
+		cp, err := readCheckpoint(rd, c)
+		if err != nil {
+			return nil, err
+		}
+		if cp == nil {
+			continue
+		}
+		row := planColumns(p, c)
+		if _, _, _, err := measured(&row, cp); err != nil {
+			return nil, fmt.Errorf("cell %s (%s): %w", c.ID, c.Name, err)
+		}
+		out = append(out, row)
+	}
+	return out, nil
 }

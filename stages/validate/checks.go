@@ -146,9 +146,14 @@ func intStrings(xs []int) []string {
 	return out
 }
 
-// checkBaseline: the baseline names a target of the batch.
+// checkBaseline: the baseline names a target of the batch; adaptive
+// repeats, which stop once the comparisons against it are decided, need
+// one.
 func checkBaseline(c *checker) {
 	if c.b.Baseline == "" {
+		if c.b.RepeatsMin > 0 {
+			c.add(Error, "baseline", c.pos("repeats"), "repeats {min, max} run until the comparisons against the baseline are decided: declare a baseline")
+		}
 		return
 	}
 	for _, t := range c.b.Targets {

@@ -1,0 +1,331 @@
+package datasets
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strings"
+
+	"yardstick/pipeline"
+	"yardstick/stats"
+)
+
+// A Comparison is one row of the comparisons table: a candidate variant
+// against its batch's baseline at one workload point, on one metric, as
+// a ratio with a 95% interval and one of the four outcomes of package
+// stats (better, worse, equivalent, undecided).
+type Comparison struct {
+	Batch     string
+	Point     string
+	Candidate string
+	Baseline  string
+	Metric    string
+	Ratio     *float64
+	CILow     *float64
+	CIHigh    *float64
+	Band      float64
+	Verdict   string
+	Reason    string
+	// Repeats is the smaller of the two sides' process starts;
+	// RepeatsBaseline and RepeatsCandidate are each side's.
+	Repeats          int64
+	RepeatsBaseline  int64
+	RepeatsCandidate int64
+	// WithinOnly: a side had one start, so the interval covers only the
+	// noise within a start.
+	WithinOnly bool
+	// MoreRepeats estimates the starts per side that would decide an
+	// undecided comparison whose interval was too wide; null otherwise.
+	MoreRepeats *int64
+}
+
+// Comparisons is the comparisons table: one row per batch, workload
+// point, candidate variant and metric, in batch, point, candidate and
+// metric order.
+var Comparisons = newTable("comparisons",
+	dictCol("batch", func(r *Comparison) *string { return &r.Batch }),
+	dictCol("point", func(r *Comparison) *string { return &r.Point }),
+	dictCol("candidate", func(r *Comparison) *string { return &r.Candidate }),
+	dictCol("baseline", func(r *Comparison) *string { return &r.Baseline }),
+	dictCol("metric", func(r *Comparison) *string { return &r.Metric }),
+	optFloat64Col("ratio", func(r *Comparison) **float64 { return &r.Ratio }),
+	optFloat64Col("ci_low", func(r *Comparison) **float64 { return &r.CILow }),
+	optFloat64Col("ci_high", func(r *Comparison) **float64 { return &r.CIHigh }),
+	float64Col("band", func(r *Comparison) *float64 { return &r.Band }),
+	dictCol("verdict", func(r *Comparison) *string { return &r.Verdict }),
+	textCol("reason", func(r *Comparison) *string { return &r.Reason }),
+	int64Col("repeats", func(r *Comparison) *int64 { return &r.Repeats }),
+	int64Col("repeats_baseline", func(r *Comparison) *int64 { return &r.RepeatsBaseline }),
+	int64Col("repeats_candidate", func(r *Comparison) *int64 { return &r.RepeatsCandidate }),
+	boolCol("within_only", func(r *Comparison) *bool { return &r.WithinOnly }),
+	optInt64Col("more_repeats", func(r *Comparison) **int64 { return &r.MoreRepeats }),
+)
+
+// A Metric is one compared metric: its name in the comparisons table,
+// its direction, its value in a cell, and how well the cell's kept window
+// knows it.
+type Metric struct {
+	Name          string
+	LowerIsBetter bool
+	// Load says the figure is of the load in the kept window: a window
+	// that was not steady makes it estimate nothing stable.
+	Load bool
+	// Value is the cell's figure; false when the cell has none.
+	Value func(*Cell) (float64, bool)
+	// HalfWidth is the window's own relative 95% half-width of the
+	// figure (the larger of its bootstrap noise and its drift); NaN when
+	// the window measured none.
+	HalfWidth func(*Cell) float64
+}
+
+// Metrics are the compared metrics, in the comparisons table's order.
+var Metrics = []Metric{
+	{Name: "throughput", Load: true, Value: func(c *Cell) (float64, bool) { return optF(c.RPS) },
+		HalfWidth: func(c *Cell) float64 { return windowHalfWidth(c.NoiseRPS, c.KeptChange) }},
+	{Name: "latency_p50", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP50US) }},
+	{Name: "latency_p99", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP99US) },
+		HalfWidth: func(c *Cell) float64 { return windowHalfWidth(c.NoiseP99, c.P99KeptChange) }},
+	{Name: "latency_p999", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP999US) }},
+	{Name: "cpu_per_request", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optF(c.CPUPerRequestUS) }},
+	{Name: "rss", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.RSSSteadyBytes) }},
+	{Name: "cold_start", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.ColdStartUS) }},
+	{Name: "time_to_steady", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.SteadyStartUS) }},
+}
+
+// MetricNamed is the compared metric called name.
+func MetricNamed(name string) (Metric, bool) {
+	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Name == name })
+	if i < 0 {
+		return Metric{}, false
+	}
+	return Metrics[i], true
+}
+
+func optF(p *float64) (float64, bool) {
+	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
+		return 0, false
+	}
+	return *p, true
+}
+
+func optI(p *int64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+// windowHalfWidth is the larger of a window's measured noise and the
+// size of its drift from its first third to its last: a window that rose
+// 29% gives a figure that depends on where it was cut by about as much,
+// which a bootstrap of its drifting intervals does not see.
+func windowHalfWidth(noise, drift *float64) float64 {
+	n, okN := optF(noise)
+	d, okD := optF(drift)
+	if !okN && !okD {
+		return math.NaN()
+	}
+	return max(n, math.Abs(d))
+}
+
+// Starts are the cells' figures of metric m as the starts of one side of
+// a decision: each cell is one process start of its variant at its
+// point. A load figure of a cell whose kept window was not steady has an
+// unbounded half-width.
+func Starts(cells []*Cell, m Metric) []stats.Start {
+	var out []stats.Start
+	for _, c := range cells {
+		v, ok := m.Value(c)
+		if !ok {
+			continue
+		}
+		hw := math.NaN()
+		if m.HalfWidth != nil {
+			hw = m.HalfWidth(c)
+		}
+		if m.Load && ((c.KeptSteady != nil && !*c.KeptSteady) || (c.P99KeptSteady != nil && !*c.P99KeptSteady)) {
+			hw = math.Inf(1)
+		}
+		out = append(out, stats.Start{Value: v, HalfWidth: hw})
+	}
+	return out
+}
+
+// Decide compares the candidate cells with the baseline cells on metric
+// m with the batch's margin, as one comparisons row. A side with an
+// unfair cell is undecided whatever its interval: the comparison itself
+// is in doubt. The resampling is seeded by the row's key, so the same
+// cells always give the same row.
+func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Cell, margin float64) Comparison {
+	key := strings.Join([]string{batch, point, candidate, baseline, m.Name}, "\x00")
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	d := stats.Decide(Starts(base, m), Starts(cand, m), stats.Options{Margin: margin, LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64()})
+	row := Comparison{Batch: batch, Point: point, Candidate: candidate, Baseline: baseline, Metric: m.Name,
+		Ratio: finitePtr(d.Ratio), CILow: finitePtr(d.Low), CIHigh: finitePtr(d.High), Band: d.Margin,
+		Verdict: d.Verdict, Reason: d.Reason, RepeatsBaseline: int64(d.StartsBaseline), RepeatsCandidate: int64(d.StartsCandidate),
+		WithinOnly: d.WithinOnly}
+	row.Repeats = min(row.RepeatsBaseline, row.RepeatsCandidate)
+	if d.MoreStarts > 0 {
+		n := int64(d.MoreStarts)
+		row.MoreRepeats = &n
+	}
+	if u := unfairChecks(base, cand); u != "" && !strings.HasPrefix(d.Reason, "not steady") {
+		row.Verdict = stats.Undecided
+		row.Reason = "unfair (" + u + "): " + d.Reason
+		row.MoreRepeats = nil
+	}
+	return row
+}
+
+func finitePtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// unfairChecks lists the failed checks of the unfair cells on either
+// side, or "".
+func unfairChecks(sides ...[]*Cell) string {
+	var checks []string
+	for _, s := range sides {
+		for _, c := range s {
+			if c.Status != pipeline.StatusUnfair {
+				continue
+			}
+			for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
+				if u = strings.TrimSpace(u); u != "" && !slices.Contains(checks, u) {
+					checks = append(checks, u)
+				}
+			}
+			if c.UnfairChecks == nil && !slices.Contains(checks, "unfair") {
+				checks = append(checks, "unfair")
+			}
+		}
+	}
+	slices.Sort(checks)
+	return strings.Join(checks, ", ")
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// CellPoint is the workload point of a cell, as planned: an open-loop cell
+// at a fraction of peak is that fraction, not the rate it reached.
+func CellPoint(c *Cell) pipeline.Point {
+	pt := pipeline.Point{Mode: c.Mode}
+	if c.Payload != nil {
+		n := int(*c.Payload)
+		pt.Payload = &n
+	}
+	if c.Concurrency != nil {
+		pt.Concurrency = int(*c.Concurrency)
+	}
+	if c.PeakFraction != nil {
+		pt.PeakFraction = *c.PeakFraction
+	} else if c.RateTarget != nil && c.Mode == "open" {
+		pt.Rate = *c.RateTarget
+	}
+	return pt
+}
+
+// Measured says whether a cell has numbers: ok, or measured but unfair.
+func Measured(c *Cell) bool {
+	return c.Status == pipeline.StatusOK || c.Status == pipeline.StatusUnfair
+}
+
+// BaselineVariant is the variant that the name (a variant label, else a
+// target whose first variant in plan order is taken) names among the
+// batch's cells; "" when none does.
+func BaselineVariant(cells []*Cell, name string) string {
+	if name == "" {
+		return ""
+	}
+	first := ""
+	var firstSeq int64 = math.MaxInt64
+	for _, c := range cells {
+		if c.Variant == name {
+			return name
+		}
+		if c.Target == name && c.Seq < firstSeq {
+			first, firstSeq = c.Variant, c.Seq
+		}
+	}
+	return first
+}
+
+// CompareRun builds the comparisons table of one run from its cells and
+// batches: in every batch with a baseline, every other variant against it
+// at every workload point both measured, on every metric of Metrics.
+func CompareRun(cells []Cell, batches []Batch) []Comparison {
+	var out []Comparison
+	for _, b := range batches {
+		var in []*Cell
+		for i := range cells {
+			if cells[i].Batch == b.Batch {
+				in = append(in, &cells[i])
+			}
+		}
+		base := BaselineVariant(in, deref(b.Baseline))
+		if base == "" {
+			continue
+		}
+		out = append(out, CompareBatch(b.Batch, in, base, b.NoiseBand)...)
+	}
+	return out
+}
+
+// CompareBatch compares every variant of a batch's cells with the
+// baseline variant at every point, with the batch's margin.
+func CompareBatch(batch string, cells []*Cell, baseline string, margin float64) []Comparison {
+	type key struct{ variant, point string }
+	groups := map[key][]*Cell{}
+	var variants, points []string
+	seq := map[string]int64{}
+	for _, c := range cells {
+		if !Measured(c) {
+			continue
+		}
+		k := key{c.Variant, CellPoint(c).Label()}
+		groups[k] = append(groups[k], c)
+		if _, ok := seq[c.Variant]; !ok {
+			variants = append(variants, c.Variant)
+			seq[c.Variant] = c.Seq
+		}
+		seq[c.Variant] = min(seq[c.Variant], c.Seq)
+		if !slices.Contains(points, k.point) {
+			points = append(points, k.point)
+		}
+	}
+	slices.SortFunc(variants, func(a, b string) int { return cmp.Compare(seq[a], seq[b]) })
+	slices.Sort(points)
+	var out []Comparison
+	for _, p := range points {
+		base := groups[key{baseline, p}]
+		if len(base) == 0 {
+			continue
+		}
+		for _, v := range variants {
+			cand := groups[key{v, p}]
+			if v == baseline || len(cand) == 0 {
+				continue
+			}
+			for _, m := range Metrics {
+				out = append(out, Decide(batch, p, v, baseline, m, base, cand, margin))
+			}
+		}
+	}
+	return out
+}
+
+// String is the row in words, for logs and tests.
+func (c Comparison) String() string {
+	return fmt.Sprintf("%s %s %s vs %s %s: %s (%s)", c.Batch, c.Point, c.Candidate, c.Baseline, c.Metric, c.Verdict, c.Reason)
+}

@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+	"yardstick/stages/execute"
+	"yardstick/stages/tabulate"
+)
+
+// Adaptive repeats (repeats: {min, max}) run a batch in rounds: round r
+// is repeat r of every variant, each a new start. From round min on, after
+// each round the batch's comparisons against its baseline are decided
+// from the checkpoints so far (datasets.CompareBatch, the same decisions
+// as the comparisons table's), and the batch stops once every throughput
+// and p99 comparison is better, worse or equivalent, at max rounds, or
+// when its budget is spent. rounds/<batch>.json records how many ran.
+
+// decidedMetrics are the metrics whose decisions stop the rounds.
+var decidedMetrics = []string{"throughput", "latency_p99"}
+
+// runCells runs the plan's cells without a checkpoint: the batches with a
+// fixed number of repeats in one pass, then each batch with adaptive
+// repeats round by round.
+func runCells(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Options) (execute.Summary, error) {
+	eo := execute.Options{Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts}
+	rounds, err := rd.ReadRounds(p)
+	if err != nil {
+		return execute.Summary{}, err
+	}
+	fixed := eo
+	fixed.Filter = func(c *pipeline.Cell) bool { b := p.Batch(c.Batch); return b == nil || !b.Adaptive() }
+	sum, err := execute.Run(ctx, rd, p, fixed)
+	if err != nil || sum.Interrupted {
+		return sum, err
+	}
+	for i := range p.Batches {
+		b := &p.Batches[i]
+		if !b.Adaptive() {
+			continue
+		}
+		bs, err := runRounds(ctx, rd, p, b, rounds[b.Name], eo)
+		sum.Add(bs)
+		if err != nil || bs.Interrupted {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// runRounds runs batch b round by round from st, its rounds so far.
+func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st pipeline.BatchRounds, eo execute.Options) (execute.Summary, error) {
+	st.Min, st.Max = b.RepeatsMin, b.Repeats
+	last := b.Repeats
+	if st.Fixed > 0 {
+		last = st.Fixed
+	}
+	var sum execute.Summary
+	for r := 1; r <= last && (st.Stopped == "" || r <= st.Ran); r++ {
+		began := time.Now()
+		eo.Filter = func(c *pipeline.Cell) bool { return c.Batch == b.Name && c.Repeat == r }
+		rs, err := execute.Run(ctx, rd, p, eo)
+		sum.Add(rs)
+		if err != nil || rs.Interrupted {
+			return sum, err
+		}
+		if rs.Done+rs.Failed > 0 {
+			st.Elapsed += pipeline.Duration(time.Since(began))
+		}
+		st.Ran = max(st.Ran, r)
+		if st.Stopped == "" {
+			if err := decideRound(rd, p, b, &st, r, last, eo.Progress); err != nil {
+				return sum, err
+			}
+		}
+		if err := rd.WriteRounds(b.Name, st); err != nil {
+			return sum, err
+		}
+		if st.Stopped != "" {
+			break
+		}
+	}
+	if st.Stopped != "" {
+		for i := range p.Cells {
+			c := &p.Cells[i]
+			if c.Batch == b.Name && c.Repeat > st.Ran && execute.Selected(eo.Only, c) {
+				sum.NotNeeded++
+			}
+		}
+	}
+	return sum, nil
+}
+
+// decideRound decides batch b's comparisons after round r and sets why
+// its rounds stop, if they do; it says so on w.
+func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *pipeline.BatchRounds, r, last int, w io.Writer) error {
+	if st.Fixed > 0 {
+		if r >= st.Fixed {
+			st.Stopped = pipeline.RoundsRerun
+			fmt.Fprintf(w, "batch %s: %d round(s), as many as the run this reruns\n", b.Name, r)
+		}
+		return nil
+	}
+	rows, err := tabulate.CellRows(rd, p, b.Name)
+	if err != nil {
+		return fmt.Errorf("batch %s, round %d: %w", b.Name, r, err)
+	}
+	undecided := undecidedAfter(b, rows, st)
+	switch {
+	case r >= st.Min && st.Undecided == 0:
+		st.Stopped = pipeline.RoundsDecided
+		fmt.Fprintf(w, "batch %s: round %d: all %d throughput and p99 comparisons decided; no more rounds\n", b.Name, r, st.Comparisons)
+	case r >= last:
+		st.Stopped = pipeline.RoundsMax
+		fmt.Fprintf(w, "batch %s: %d of %d throughput and p99 comparisons still undecided after %d rounds (max):\n", b.Name, st.Undecided, st.Comparisons, r)
+		for _, u := range undecided {
+			fmt.Fprintf(w, "  %s %s vs %s, %s: %s\n", u.Point, u.Candidate, u.Baseline, u.Metric, u.Reason)
+		}
+	case r >= st.Min && b.Over(st.Elapsed.D()):
+		st.Stopped = pipeline.RoundsBudget
+		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; %d of %d throughput and p99 comparisons undecided\n", b.Name, b.RepeatsBudget.D(), r, st.Undecided, st.Comparisons)
+	default:
+		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d throughput and p99 comparisons undecided; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons)
+	}
+	return nil
+}
+
+// undecidedAfter decides the batch's throughput and p99 comparisons on
+// the cells measured so far, counts them into st, and returns the
+// undecided ones.
+func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, st *pipeline.BatchRounds) []datasets.Comparison {
+	cells := make([]*datasets.Cell, len(rows))
+	for i := range rows {
+		cells[i] = &rows[i]
+	}
+	var out []datasets.Comparison
+	st.Comparisons, st.Undecided = 0, 0
+	base := datasets.BaselineVariant(cells, b.Baseline)
+	if base == "" {
+		return nil
+	}
+	for _, c := range datasets.CompareBatch(b.Name, cells, base, b.Fairness.Noise) {
+		if c.Metric != decidedMetrics[0] && c.Metric != decidedMetrics[1] {
+			continue
+		}
+		st.Comparisons++
+		if c.Verdict == "undecided" {
+			st.Undecided++
+			out = append(out, c)
+		}
+	}
+	return out
+}
