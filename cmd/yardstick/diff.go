@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"yardstick/stages/plan"
 )
@@ -11,29 +13,42 @@ func init() {
 	register(verb{
 		name:    "diff",
 		summary: "show the cells a change to a definition adds, removes or alters (runs nothing)",
-		usage:   "OLD NEW [-t key=value]... [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
+		usage:   "OLD NEW | --base REF NEW [-t key=value]... [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
 		run:     runDiff,
 	})
 }
 
-// runDiff plans OLD and NEW (files or directories) and prints what changed.
+// runDiff plans OLD and NEW (files or directories), or NEW at git revision
+// --base and NEW, and prints what changed.
 // It exits 0 whether or not anything changed: a diff is a report, not a
 // check.
 func runDiff(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "diff")
 	format := fs.String("format", "text", "output format: text or markdown")
+	base := fs.String("base", "", "read OLD from git: NEW as it is at this revision (git ls-tree and cat-file only)")
 	pf := addPlanFlags(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(args) != 2 {
-		return usagef("want OLD and NEW, got %d argument(s)", len(args))
+	if *base != "" && len(args) == 1 {
+		args = []string{*base + ":" + args[0], args[0]}
+	} else if len(args) != 2 || *base != "" {
+		return usagef("want OLD and NEW, or --base REF and NEW, got %d argument(s)", len(args))
 	}
 	if *format != "text" && *format != "markdown" {
 		return usagef("--format %q: want text or markdown", *format)
 	}
-	oldPlan, _, err := loadPlan(ctx, env, args[0], pf)
+	oldEnv := env
+	if *base != "" {
+		tmp, err := gitBase(ctx, env.wd, *base, args[1])
+		if err != nil {
+			return fmt.Errorf("old %s: %w", args[0], err)
+		}
+		defer os.RemoveAll(tmp)
+		oldEnv = &cliEnv{stdin: env.stdin, stdout: env.stdout, stderr: env.stderr, wd: tmp, rawStderr: env.rawStderr}
+	}
+	oldPlan, _, err := loadPlan(ctx, oldEnv, strings.TrimPrefix(args[0], *base+":"), pf)
 	if err != nil {
 		return fmt.Errorf("old %s: %w", args[0], err)
 	}

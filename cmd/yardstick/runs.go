@@ -150,7 +150,7 @@ func readRunFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %s, not a regular file", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("read %s: not a regular file", path)
 	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("read %s: %d bytes, more than %d", path, fi.Size(), max)
@@ -168,23 +168,6 @@ func readRunFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: more than %d bytes", path, max)
 	}
 	return b, nil
-}
-
-// fileKind names a file type that is not a regular file.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "a special file"
 }
 
 // readRunJSON decodes a run-directory file read by readRunFile.
