@@ -127,3 +127,48 @@ func TestMakeTargetsNameTheirGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestDepsNotRoot: without root, .ci/deps installs nothing; it names what
+// is missing and the apt-get command, and exits 1. (As root, the test runs
+// it as nobody through setpriv, from a copy nobody can read.)
+func TestDepsNotRoot(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), ".ci", "deps"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not t.TempDir: its parent is private to this user.
+	dir, err := os.MkdirTemp("", "citest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "deps")
+	if err := os.WriteFile(script, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("no bash: %v", err)
+	}
+	argv := []string{bash, script, "demo"}
+	if os.Geteuid() == 0 {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Fatalf("running as root and no setpriv (util-linux) to drop to nobody: %v", err)
+		}
+		argv = append([]string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"PATH=" + dir, "HOME=" + dir}
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("not root, no JDK: %v, want exit 1\n%s", err, out)
+	}
+	want := "missing: openjdk-17-jdk-headless; install them (apt-get install openjdk-17-jdk-headless) or run as root\n"
+	if string(out) != want {
+		t.Errorf("not root, no JDK: %q, want %q", out, want)
+	}
+}
