@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 
+	"yardstick/pipeline"
 	"yardstick/stages/plan"
+	"yardstick/stages/validate"
 )
 
 func init() {
@@ -39,16 +39,7 @@ func runDiff(ctx context.Context, env *cliEnv, args []string) error {
 	if *format != "text" && *format != "markdown" {
 		return usagef("--format %q: want text or markdown", *format)
 	}
-	oldEnv := env
-	if *base != "" {
-		tmp, err := gitBase(ctx, env.wd, *base, args[1])
-		if err != nil {
-			return fmt.Errorf("old %s: %w", args[0], err)
-		}
-		defer os.RemoveAll(tmp)
-		oldEnv = &cliEnv{stdin: env.stdin, stdout: env.stdout, stderr: env.stderr, wd: tmp, rawStderr: env.rawStderr}
-	}
-	oldPlan, _, err := loadPlan(ctx, oldEnv, strings.TrimPrefix(args[0], *base+":"), pf)
+	oldPlan, err := loadOld(ctx, env, args[0], *base, args[1], pf)
 	if err != nil {
 		return fmt.Errorf("old %s: %w", args[0], err)
 	}
@@ -61,4 +52,21 @@ func runDiff(ctx context.Context, env *cliEnv, args []string) error {
 		return plan.WriteDiffMarkdown(env.stdout, d, args[0], args[1])
 	}
 	return plan.WriteDiffText(env.stdout, d)
+}
+
+// loadOld plans the old side: the definition arg, or with base the
+// definition newArg as it is at git revision base (label names it).
+func loadOld(ctx context.Context, env *cliEnv, label, base, newArg string, pf *planFlags) (*pipeline.Plan, error) {
+	if base == "" {
+		p, _, err := loadPlan(ctx, env, label, pf)
+		return p, err
+	}
+	srcs, err := gitBase(ctx, env.wd, base, newArg)
+	if err != nil {
+		return nil, err
+	}
+	p, _, err := loadPlanWith(env, pf, func(vopts validate.Options) (*validate.Result, error) {
+		return validate.LoadSources(ctx, label, srcs, vopts)
+	})
+	return p, err
 }

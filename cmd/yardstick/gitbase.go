@@ -3,8 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -18,8 +19,8 @@ import (
 // file or directory as it is at REF. Only two git plumbing commands run,
 // `git ls-tree` and `git cat-file`, which read objects and run no hook,
 // filter or program of the repository; nothing of the definition is
-// executed. The blobs are written into a temporary directory under the
-// same relative paths and loaded from there like any definition.
+// executed, and nothing is written: the blobs are evaluated from memory
+// (validate.LoadSources), their files named REF:path.
 
 // gitRefRE is the spelling of a revision diff --base accepts: no leading
 // dash (an option), no whitespace, no colon (a path).
@@ -28,42 +29,37 @@ var gitRefRE = regexp.MustCompile(`^[A-Za-z0-9_./@^~{}+-]+$`)
 // lsTreeRE is one entry of git ls-tree -z: mode, type, object name, path.
 var lsTreeRE = regexp.MustCompile(`^([0-7]{6}) (blob|tree|commit) ([0-9a-f]{40,64})\t(.+)$`)
 
-// gitBase writes the definition arg (relative to wd) as it is at ref into
-// a new temporary directory, and returns that directory; the caller
-// removes it.
-func gitBase(ctx context.Context, wd, ref, arg string) (string, error) {
+// gitBase reads the .cue files of the definition arg (relative to wd) as
+// they are at ref.
+func gitBase(ctx context.Context, wd, ref, arg string) ([]schema.SourceFile, error) {
 	if !gitRefRE.MatchString(ref) || strings.HasPrefix(ref, "-") {
-		return "", usagef("--base %q: not a git revision", ref)
+		return nil, usagef("--base %q: not a git revision", ref)
 	}
 	ents, err := gitLsTree(ctx, wd, ref, arg)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if len(ents) == 1 && ents[0].typ == "tree" {
 		if ents, err = gitLsTree(ctx, wd, ref, strings.TrimSuffix(arg, "/")+"/"); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	tmp, err := os.MkdirTemp("", "yardstick-base-")
-	if err != nil {
-		return "", fmt.Errorf("diff --base: %w", err)
-	}
-	n := 0
+	var srcs []schema.SourceFile
 	for _, e := range ents {
 		if e.typ != "blob" || filepath.Ext(e.path) != ".cue" || strings.HasPrefix(filepath.Base(e.path), ".") {
 			continue
 		}
-		if err := gitWriteBlob(ctx, wd, ref, e, tmp); err != nil {
-			os.RemoveAll(tmp)
-			return "", err
+		b, err := gitReadBlob(ctx, wd, ref, e)
+		if err != nil {
+			return nil, err
 		}
-		n++
+		sum := sha256.Sum256(b)
+		srcs = append(srcs, schema.SourceFile{Path: ref + ":" + e.path, Content: b, SHA256: hex.EncodeToString(sum[:])})
 	}
-	if n == 0 {
-		os.RemoveAll(tmp)
-		return "", fmt.Errorf("%s: no .cue file at %s", arg, ref)
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("%s: no .cue file at %s", arg, ref)
 	}
-	return tmp, nil
+	return srcs, nil
 }
 
 type treeEntry struct{ mode, typ, object, path string }
@@ -91,35 +87,20 @@ func gitLsTree(ctx context.Context, wd, ref, path string) ([]treeEntry, error) {
 	return ents, nil
 }
 
-// gitWriteBlob writes a .cue blob under tmp at its relative path. A
-// symlink is refused as the loader refuses one, and a blob over the
-// loader's size limit is not read.
-func gitWriteBlob(ctx context.Context, wd, ref string, e treeEntry, tmp string) error {
+// gitReadBlob reads a .cue blob. A symlink is refused as the loader
+// refuses one, and a blob over the loader's size limit is not read.
+func gitReadBlob(ctx context.Context, wd, ref string, e treeEntry) ([]byte, error) {
 	if e.mode != "100644" && e.mode != "100755" {
-		return fmt.Errorf("%s at %s: mode %s, not a regular file; a definition is read from regular .cue files only", e.path, ref, e.mode)
-	}
-	if !filepath.IsLocal(e.path) {
-		return fmt.Errorf("%s at %s: outside the working directory", e.path, ref)
+		return nil, fmt.Errorf("%s at %s: mode %s, not a regular file; a definition is read from regular .cue files only", e.path, ref, e.mode)
 	}
 	size, err := git(ctx, wd, "cat-file", "-s", e.object)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n, err := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64); err != nil || n > schema.MaxFileBytes {
-		return fmt.Errorf("%s at %s: %s bytes, more than the %d a definition file may have", e.path, ref, strings.TrimSpace(string(size)), schema.MaxFileBytes)
+		return nil, fmt.Errorf("%s at %s: %s bytes, more than the %d a definition file may have", e.path, ref, strings.TrimSpace(string(size)), schema.MaxFileBytes)
 	}
-	b, err := git(ctx, wd, "cat-file", "blob", e.object)
-	if err != nil {
-		return err
-	}
-	dst := filepath.Join(tmp, e.path)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return fmt.Errorf("diff --base: %w", err)
-	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		return fmt.Errorf("diff --base: %w", err)
-	}
-	return nil
+	return git(ctx, wd, "cat-file", "blob", e.object)
 }
 
 // git runs one git plumbing command in wd and returns its stdout.
