@@ -17,7 +17,7 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(YARDSTICK) ./cmd/yardstick
 
 # The sample services under test.
-targets: $(BIN)/sample-go $(BIN)/sample-jvm.jar
+targets: deps-demo $(BIN)/sample-go $(BIN)/sample-jvm.jar
 
 $(BIN)/sample-go: $(shell find targets/go -name '*.go' 2>/dev/null)
 	$(GO) build -o $@ ./targets/go

@@ -104,8 +104,10 @@ func TestDepsBadGroup(t *testing.T) {
 func TestMakeTargetsNameTheirGroups(t *testing.T) {
 	cases := map[string][]string{
 		"demo":       {"demo"},
+		"targets":    {"demo"},
+		"build":      nil,
 		"test":       {"test"},
-		"bench":      {"bench"},
+		"bench":      {"bench", "demo"},
 		"frameworks": {"frameworks"},
 		"slurm-test": {"slurm", "demo"},
 		"deps":       {"all"},
