@@ -81,8 +81,24 @@ definition() {
 		printf '### `%s`\n\nA new definition.\n\n<details><summary>yardstick plan</summary>\n\n```\n%s\n```\n\n</details>\n\n' "$f" "$("$YARDSTICK" plan "$f")"
 		return 0
 	fi
-	local md
-	md=$("$YARDSTICK" diff --format markdown --base "$mb" "$f")
+	local md err
+	err=$(mktemp)
+	if ! md=$("$YARDSTICK" diff --format markdown --base "$mb" "$f" 2>"$err"); then
+		# The head is valid; the base side did not plan (invalid there, or
+		# several experiments in the file): say so instead of a diff.
+		printf '### `%s`
+
+Valid; no diff: `yardstick diff --base` failed:
+
+```
+%s
+```
+
+' "$f" "$(cat "$err")"
+		rm -f "$err"
+		return 0
+	fi
+	rm -f "$err"
 	# The heading names the base branch, not its merge base's hash.
 	printf '%s\n\n' "${md/"\`$mb:"/"\`$BASE_NAME:"}"
 }
