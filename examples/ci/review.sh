@@ -86,15 +86,7 @@ definition() {
 	if ! md=$("$YARDSTICK" diff --format markdown --base "$mb" "$f" 2>"$err"); then
 		# The head is valid; the base side did not plan (invalid there, or
 		# several experiments in the file): say so instead of a diff.
-		printf '### `%s`
-
-Valid; no diff: `yardstick diff --base` failed:
-
-```
-%s
-```
-
-' "$f" "$(cat "$err")"
+		printf '### `%s`\n\nValid; no diff: `yardstick diff --base` failed:\n\n```\n%s\n```\n\n' "$f" "$(cat "$err")"
 		rm -f "$err"
 		return 0
 	fi
