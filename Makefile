@@ -17,7 +17,7 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(YARDSTICK) ./cmd/yardstick
 
 # The sample services under test.
-targets: $(BIN)/sample-go $(BIN)/sample-jvm.jar
+targets: deps-demo $(BIN)/sample-go $(BIN)/sample-jvm.jar
 
 $(BIN)/sample-go: $(shell find targets/go -name '*.go' 2>/dev/null)
 	$(GO) build -o $@ ./targets/go
@@ -30,22 +30,22 @@ $(BIN)/sample-jvm.jar: targets/java/build.sh $(shell find targets/java/src -name
 # outputs under bin/ to FRAMEWORKS with the rule that builds them.
 FRAMEWORKS :=
 include $(wildcard targets/*/target.mk)
-frameworks: $(FRAMEWORKS)
+frameworks: deps-frameworks $(FRAMEWORKS)
 
 # The framework targets' own tests (every endpoint, the access-log switch,
 # named threads, SIGTERM), tagged `frameworks`: each starts real JVMs, some
 # several times, which takes minutes on 2 cores, so they run beside make
 # test (in .ci/run), not inside its 10 minutes.
-frameworks-test: deps frameworks
+frameworks-test: deps-demo frameworks
 	$(GO) test -tags frameworks -count=1 -p 1 -timeout 20m ./targets/...
 
 # yardstick slurm on a throwaway Slurm cluster on this host (munged,
 # slurmctld and two slurmd nodes under a temporary directory, torn down on
 # every exit; runner/slurm/testdata): the demo through `yardstick slurm
 # --wait`, then a run whose array task is cancelled and resubmitted. It
-# needs root, slurm-wlm and munge (deps installs them), and takes about two
+# needs root, slurm-wlm and munge (.ci/deps slurm installs them), and takes about two
 # minutes of real load, so it runs beside make test (in .ci/run).
-slurm-test: deps build targets
+slurm-test: deps-slurm deps-demo build targets
 	$(GO) test -tags slurm -count=1 -p 1 -timeout 8m -v -run '^TestSlurm$$' ./runner/slurm/
 
 # The two-host tests, tagged `netns`: a batch with its target in one
@@ -77,10 +77,14 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
-# deps installs what the tests and the demo need on a fresh Debian 12
-# machine with Go: only what is missing, with apt-get.
+# deps-GROUP installs what one purpose needs on a fresh Debian 12 machine
+# with Go, only what is missing, with apt-get (.ci/deps names the groups:
+# demo, test, frameworks, bench, slurm, netns); each target below names
+# the groups it uses. deps installs them all (what .ci/run needs).
 deps:
-	@./.ci/deps
+	@./.ci/deps all
+deps-%:
+	@./.ci/deps $*
 
 # The datasets interop check's Node modules (@duckdb/node-api,
 # hdr-histogram-js), pinned by package-lock.json, into the git-ignored
@@ -93,13 +97,15 @@ $(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json
 
 # -p 1: packages one at a time, so that the scripts that measure real runs
 # (pinned to CPUs 0 and 1) are not disturbed by other packages' tests.
-test: deps interop-deps pyenv
+test: deps-test interop-deps pyenv
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 -p 1 -timeout 9m ./...
 
-# The default experiment: Go vs JVM sample targets, 4 short cells.
-demo: deps build targets
+# The default experiment: Go vs JVM sample targets, 4 short cells. It
+# needs Go and a JDK 17; .ci/deps demo installs the JDK if it is missing,
+# and nothing else.
+demo: deps-demo build targets
 	$(YARDSTICK) run experiments/demo.cue
 
 # The five studies (README.md#studies): make study STUDY=<name> builds
@@ -115,7 +121,7 @@ STUDY_NEEDS_phases          := $(BIN)/sample-go $(BIN)/quarkus.jar $(BIN)/webflu
 # payload-scaling's processors scale with the machine: three quarters of
 # its CPUs for the service, the rest for the load generator.
 STUDY_TAGS_payload-scaling  := -t cpus=$(shell nproc)
-study: study-name deps build
+study: study-name deps-demo deps-frameworks build
 	$(MAKE) $(STUDY_NEEDS_$(STUDY))
 	$(YARDSTICK) run experiments/$(STUDY).cue -t profile=quick $(STUDY_TAGS_$(STUDY))
 
@@ -127,7 +133,7 @@ study-name:
 #     alternated A B A B), then the hot path's allocations;
 #  2. writing 1,000,000 timeseries rows: rows/s and the Parquet file's size
 #     relative to the same rows as CSV.
-bench: deps build targets
+bench: deps-bench build targets
 	$(GO) run ./cmd/bench-loadgen -pairs 5 -duration 5s
 	$(GO) test -run '^$$' -bench . -benchmem ./stages/execute/loadgen
 	$(GO) test -run '^$$' -bench BenchmarkTimeseries -benchtime 1x -benchmem ./datasets

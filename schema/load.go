@@ -131,13 +131,25 @@ func LoadTagged(wd, arg string, tags []Tag) (*Definition, error) {
 // on in a goroutine whose result is dropped; the caller, a command about
 // to exit, returns at once with ctx's error.
 func LoadContext(ctx context.Context, wd, arg string, tags []Tag) (*Definition, error) {
+	return evalContext(ctx, arg, func() (*Definition, error) { return LoadTagged(wd, arg, tags) })
+}
+
+// LoadSourcesContext is LoadSourcesTagged, given up when ctx ends (as
+// LoadContext).
+func LoadSourcesContext(ctx context.Context, arg string, srcs []SourceFile, tags []Tag) (*Definition, error) {
+	return evalContext(ctx, arg, func() (*Definition, error) { return LoadSourcesTagged(arg, srcs, tags) })
+}
+
+// evalContext runs load in a goroutine and returns its result, or ctx's
+// error at once when ctx ends first.
+func evalContext(ctx context.Context, arg string, load func() (*Definition, error)) (*Definition, error) {
 	type result struct {
 		def *Definition
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		def, err := LoadTagged(wd, arg, tags)
+		def, err := load()
 		done <- result{def, err}
 	}()
 	select {

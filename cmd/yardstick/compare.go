@@ -17,7 +17,7 @@ func init() {
 	register(verb{
 		name:    "compare",
 		summary: "join two runs by cell id: per-metric ratios with noise-aware verdicts, what changed around them first",
-		usage:   "RUN_A RUN_B [--format text|markdown]",
+		usage:   "RUN_A RUN_B [--format text|markdown] [--results DIR]",
 		run:     runCompare,
 	})
 }
@@ -25,6 +25,7 @@ func init() {
 func runCompare(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "compare")
 	format := fs.String("format", "text", "output format: text or markdown")
+	results := fs.String("results", "results", "where run ids are looked up (yardstick runs lists them)")
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -35,11 +36,19 @@ func runCompare(_ context.Context, env *cliEnv, args []string) error {
 	if *format != "text" && *format != "markdown" {
 		return usagef("--format %q: want text or markdown", *format)
 	}
-	c, err := report.Compare(abs(env, args[0]), abs(env, args[1]))
+	a, err := resolveRun(env, args[0], *results)
 	if err != nil {
 		return err
 	}
-	if err := writeCrossNode(env.stdout, abs(env, args[0]), abs(env, args[1]), *format); err != nil {
+	b, err := resolveRun(env, args[1], *results)
+	if err != nil {
+		return err
+	}
+	c, err := report.Compare(a, b)
+	if err != nil {
+		return err
+	}
+	if err := writeCrossNode(env.stdout, a, b, *format); err != nil {
 		return err
 	}
 	return c.Write(env.stdout, *format)

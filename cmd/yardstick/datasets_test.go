@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"yardstick/internal/synthrun"
+	"yardstick/pipeline"
 )
 
 // mkrun writes the synthrun.Datasets fixture run under the results directory it
@@ -34,14 +35,22 @@ func init() {
 
 // mkreportrun writes the report stage's fixture run (five repeats, a heap
 // batch, a failed and an unfair cell) with its Parquet tables under the
-// results directory it is given: mkreportrun RESULTS.
+// results directory it is given: mkreportrun RESULTS [RUNID [RERUN_OF]].
+// With RERUN_OF it writes a lock.json that says the run reran that one.
 func init() {
 	scriptCommands["mkreportrun"] = func() {
-		if len(os.Args) != 2 {
-			fmt.Fprintln(os.Stderr, "usage: mkreportrun RESULTS")
+		if len(os.Args) < 2 || len(os.Args) > 4 {
+			fmt.Fprintln(os.Stderr, "usage: mkreportrun RESULTS [RUNID [RERUN_OF]]")
 			os.Exit(2)
 		}
-		rd, _, err := synthrun.Report.Write(os.Args[1], synthrun.Options{Tables: true})
+		o := synthrun.Options{Tables: true}
+		if len(os.Args) > 2 {
+			o.RunID = os.Args[2]
+		}
+		rd, _, err := synthrun.Report.Write(os.Args[1], o)
+		if err == nil && len(os.Args) > 3 {
+			err = rd.WriteLock(&pipeline.Lock{Version: pipeline.LockVersion, Binaries: []pipeline.Binary{}, RerunOf: os.Args[3]})
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mkreportrun:", err)
 			os.Exit(1)

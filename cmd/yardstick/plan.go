@@ -97,6 +97,14 @@ func (pf *planFlags) options() (plan.Options, error) {
 // same bytes it planned from. Findings are printed on stderr; an invalid
 // definition gives errPrinted.
 func loadPlan(ctx context.Context, env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, *schema.Definition, error) {
+	return loadPlanWith(env, pf, func(vopts validate.Options) (*validate.Result, error) {
+		return validate.Load(ctx, env.wd, arg, vopts)
+	})
+}
+
+// loadPlanWith is loadPlan with the definition loaded by load (from
+// files, or from sources read elsewhere).
+func loadPlanWith(env *cliEnv, pf *planFlags, load func(validate.Options) (*validate.Result, error)) (*pipeline.Plan, *schema.Definition, error) {
 	opts, err := pf.options()
 	if err != nil {
 		return nil, nil, err
@@ -105,7 +113,7 @@ func loadPlan(ctx context.Context, env *cliEnv, arg string, pf *planFlags) (*pip
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := validate.Load(ctx, env.wd, arg, vopts)
+	res, err := load(vopts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,7 +12,7 @@ func init() {
 	register(verb{
 		name:    "rerun",
 		summary: "run an earlier run's lock again into a new run directory, refusing if binaries or the machine changed",
-		usage:   "RUNDIR [--only GLOB] [--allow-drift] [--strict] [--out DIR] [--target-host H --loadgen-host H [--target-addr IP]]",
+		usage:   "RUNDIR|RUN_ID [--only GLOB] [--allow-drift] [--strict] [--out DIR] [--target-host H --loadgen-host H [--target-addr IP]]",
 		run:     runRerun,
 	})
 }
@@ -31,7 +31,7 @@ func runRerun(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if len(args) != 1 {
-		return usagef("want one run directory, got %d arguments", len(args))
+		return usagef("want one run directory (or run id), got %d arguments", len(args))
 	}
 	if err := execute.ValidateOnly(*only); err != nil {
 		return usagef("%v", err)
@@ -43,13 +43,21 @@ func runRerun(ctx context.Context, env *cliEnv, args []string) error {
 	if o.Hosts, err = hf.pair(); err != nil {
 		return err
 	}
-	old, err := pipeline.OpenRunDir(abs(env, args[0]))
-	if err != nil {
-		return err
-	}
 	results := *out
 	if results != "" {
 		results = abs(env, results)
+	}
+	lookup := "results"
+	if results != "" {
+		lookup = results
+	}
+	dir, err := resolveRun(env, args[0], lookup)
+	if err != nil {
+		return err
+	}
+	old, err := pipeline.OpenRunDir(dir)
+	if err != nil {
+		return err
 	}
 	rd, p, err := runner.Rerun(ctx, old, results, *allowDrift, o)
 	if err != nil {

@@ -11,7 +11,7 @@ func init() {
 	register(verb{
 		name:    "validate",
 		summary: "check definitions against the schema and the static fairness rules (runs nothing)",
-		usage:   "FILE|DIR... [-t key=value]...",
+		usage:   "FILE|DIR... [-t key=value]... [--format text|github] [-q]",
 		run:     runValidate,
 	})
 }
@@ -22,11 +22,16 @@ func init() {
 func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "validate")
 	quiet := fs.Bool("q", false, "print nothing for valid definitions")
+	format := fs.String("format", "text", "text (file:line:col: message on stderr), or github: GitHub Actions ::error and ::warning annotations on stdout")
 	df := addDefFlags(fs)
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	if *format != "text" && *format != "github" {
+		return usagef("--format %q: want text or github", *format)
+	}
+	github := *format == "github"
 	opts, err := df.options()
 	if err != nil {
 		return err
@@ -39,6 +44,9 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 		res, err := validate.Load(ctx, env.wd, a, opts)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "%v\n", err)
+			if github {
+				writeGitHubError(env.stdout, a, err)
+			}
 			if ctx.Err() != nil {
 				return errPrinted // interrupted: check no further definition
 			}
@@ -46,6 +54,9 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 			continue
 		}
 		validate.Print(env.stderr, res.Findings)
+		if github {
+			writeGitHubFindings(env.stdout, res.Findings)
+		}
 		if !res.Valid() {
 			invalid = true
 			continue

@@ -108,13 +108,27 @@ func (o Options) maxCells() int {
 // evaluation is interrupted (ctx) or times out; problems with their
 // content are findings.
 func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
+	return load(ctx, o, func(ctx context.Context) (*schema.Definition, error) {
+		return schema.LoadContext(ctx, wd, arg, o.Tags)
+	})
+}
+
+// LoadSources is Load on a definition given as its files' contents (diff
+// --base reads them from git): it touches no file.
+func LoadSources(ctx context.Context, arg string, srcs []schema.SourceFile, o Options) (*Result, error) {
+	return load(ctx, o, func(ctx context.Context) (*schema.Definition, error) {
+		return schema.LoadSourcesContext(ctx, arg, srcs, o.Tags)
+	})
+}
+
+func load(ctx context.Context, o Options, eval func(context.Context) (*schema.Definition, error)) (*Result, error) {
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
 	defer cancel()
-	def, err := schema.LoadContext(ctx, wd, arg, o.Tags)
+	def, err := eval(ctx)
 	if err != nil {
 		probs, ok := err.(schema.Problems)
 		if !ok {

@@ -41,7 +41,7 @@ func buildAndRun(m *testing.M) int {
 	for _, tool := range []string{"java", "javac", "jar"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			fmt.Fprintf(os.Stderr, "targets/java: %s not found on PATH: these tests need a JDK 17 "+
-				"(Debian: apt-get install openjdk-17-jdk-headless, or run .ci/deps)\n", tool)
+				"(Debian: apt-get install openjdk-17-jdk-headless, or run .ci/deps demo)\n", tool)
 			return 1
 		}
 	}
