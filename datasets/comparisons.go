@@ -172,7 +172,7 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 		n := int64(d.MoreStarts)
 		row.MoreRepeats = &n
 	}
-	if u := unfairChecks(base, cand); u != "" && !strings.HasPrefix(d.Reason, "not steady") {
+	if u := unfairChecks(base, cand); u != "" {
 		row.Verdict = stats.Undecided
 		row.Reason = "unfair (" + u + "): " + d.Reason
 		row.MoreRepeats = nil
@@ -188,7 +188,7 @@ func finitePtr(v float64) *float64 {
 }
 
 // unfairChecks lists the failed checks of the unfair cells on either
-// side, or "".
+// side but steady_state, or "".
 func unfairChecks(sides ...[]*Cell) string {
 	var checks []string
 	for _, s := range sides {
@@ -197,7 +197,9 @@ func unfairChecks(sides ...[]*Cell) string {
 				continue
 			}
 			for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
-				if u = strings.TrimSpace(u); u != "" && !slices.Contains(checks, u) {
+				// steady_state is no doubt about the comparison: a start
+				// that was not steady is left out of it (stats.Decide).
+				if u = strings.TrimSpace(u); u != "" && u != "steady_state" && !slices.Contains(checks, u) {
 					checks = append(checks, u)
 				}
 			}

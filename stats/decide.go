@@ -59,7 +59,8 @@ type Decision struct {
 	Verdict string
 	// Reason says, in words, why the verdict is what it is.
 	Reason string
-	// StartsBaseline and StartsCandidate are the starts on each side.
+	// StartsBaseline and StartsCandidate are the starts on each side that
+	// were steady (the others are left out, and the reason says so).
 	StartsBaseline, StartsCandidate int
 	// WithinOnly says a side had one start: the interval covers only the
 	// noise within a start, not between starts.
@@ -93,11 +94,19 @@ type Options struct {
 // Welch-Satterthwaite degrees of freedom, which keeps its 95% coverage
 // with as few as three starts a side, where percentile intervals are far
 // too narrow. With one start on a side only the within-start level
-// contributes (WithinOnly).
-func Decide(base, cand []Start, o Options) Decision {
-	d := Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
-		Margin: max(o.Margin, 0), Verdict: Undecided, StartsBaseline: len(base), StartsCandidate: len(cand)}
+// contributes (WithinOnly). A start whose kept window was not steady (an
+// infinite half-width) is left out; a side left with none is undecided.
+func Decide(base, cand []Start, o Options) (d Decision) {
+	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
+		Margin: max(o.Margin, 0), Verdict: Undecided}
+	base, dropB := steadyStarts(base)
+	cand, dropC := steadyStarts(cand)
+	d.StartsBaseline, d.StartsCandidate = len(base), len(cand)
+	defer d.noteDropped(dropB, dropC)
 	reason := undecidable(base, cand)
+	if (dropB > 0 && len(base) == 0) || (dropC > 0 && len(cand) == 0) {
+		reason = "not steady: no start of a side had a steady kept window, so its figures estimate nothing stable"
+	}
 	if len(base) > 0 && len(cand) > 0 && !strings.HasPrefix(reason, "the ") {
 		d.Baseline, d.Candidate = meanValue(base), meanValue(cand)
 		if d.Baseline > 0 {
@@ -147,15 +156,33 @@ func undecidable(base, cand []Start) string {
 			if math.IsNaN(st.Value) || math.IsInf(st.Value, 0) || st.Value < 0 {
 				return fmt.Sprintf("the %s has an impossible value (%g)", side.name, st.Value)
 			}
-			if math.IsInf(st.HalfWidth, 1) {
-				return fmt.Sprintf("not steady: a %s start's kept window was not in a steady state, so its figure estimates nothing stable", side.name)
-			}
 		}
 		if len(side.s) < MinStarts && !knownWithin(side.s) {
 			return fmt.Sprintf("fewer than %d starts on a side (%d and %d) and no within-start uncertainty for this metric", MinStarts, len(base), len(cand))
 		}
 	}
 	return ""
+}
+
+// steadyStarts are the starts whose kept window was steady (a finite
+// half-width or none measured), and how many were left out: a start that
+// was not steady estimates nothing stable, and more rounds can still
+// decide without it.
+func steadyStarts(s []Start) ([]Start, int) {
+	out := make([]Start, 0, len(s))
+	for _, st := range s {
+		if !math.IsInf(st.HalfWidth, 1) {
+			out = append(out, st)
+		}
+	}
+	return out, len(s) - len(out)
+}
+
+// noteDropped says in the reason how many starts were not steady.
+func (d *Decision) noteDropped(base, cand int) {
+	if base+cand > 0 && !strings.HasPrefix(d.Reason, "not steady") {
+		d.Reason += fmt.Sprintf(" (left out, not steady: %d baseline and %d candidate start(s))", base, cand)
+	}
 }
 
 // knownWithin says whether every start has a within-start half-width.

@@ -110,6 +110,12 @@ func TestDecideOutcomes(t *testing.T) {
 	if d.Verdict != Undecided || !strings.HasPrefix(d.Reason, "not steady") {
 		t.Errorf("unsteady candidate: %+v", d)
 	}
+	// one start of four not steady: left out, the other three decide
+	four := []Start{{Value: 100, HalfWidth: 0.01}, {Value: 101, HalfWidth: 0.01}, {Value: 99, HalfWidth: 0.01}, {Value: 60, HalfWidth: math.Inf(1)}}
+	d = Decide(four, []Start{{Value: 130, HalfWidth: 0.01}, {Value: 131, HalfWidth: 0.01}, {Value: 129, HalfWidth: 0.01}}, Options{Margin: 0.05})
+	if d.Verdict != Better || d.StartsBaseline != 3 || !strings.Contains(d.Reason, "left out, not steady: 1 baseline and 0 candidate") {
+		t.Errorf("one unsteady start of four: %+v", d)
+	}
 	wide := []Start{{Value: 100, HalfWidth: 0.2}}
 	d = Decide(wide, []Start{{Value: 103, HalfWidth: 0.2}}, Options{Margin: 0.05})
 	if d.Verdict != Undecided || d.MoreStarts < 2 || !strings.Contains(d.Reason, "straddles") {
