@@ -260,3 +260,16 @@ func TestClassifyDegenerate(t *testing.T) {
 		}
 	}
 }
+
+// The rolling median is the median of each window, ends included.
+func TestRollingMedian(t *testing.T) {
+	x := flatSeries(4, 97)
+	x[10], x[11] = x[12], x[12] // ties
+	got := rollingMedian(x, 10)
+	for i := range x {
+		win := append([]float64(nil), x[max(0, i-10):min(len(x), i+11)]...)
+		if want := median(win); got[i] != want {
+			t.Fatalf("at %d: %v, want %v", i, got[i], want)
+		}
+	}
+}

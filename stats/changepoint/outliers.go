@@ -33,15 +33,9 @@ func outliers(x []float64) []int {
 	if n < 2*MaxOutlierRun+1 {
 		return nil
 	}
-	res := make([]float64, n)
-	win := make([]float64, 0, 2*outlierHalf+1)
-	for i := range x {
-		win = append(win[:0], x[max(0, i-outlierHalf):min(n, i+outlierHalf+1)]...)
-		res[i] = x[i] - median(win)
-	}
 	dev := make([]float64, n)
-	for i, r := range res {
-		dev[i] = math.Abs(r)
+	for i, m := range rollingMedian(x, outlierHalf) {
+		dev[i] = math.Abs(x[i] - m)
 	}
 	cut := outlierZ * 1.4826 * median(slices.Clone(dev))
 	if cut == 0 {
@@ -86,4 +80,36 @@ func apart(x []float64, i, j int, cut float64) bool {
 		}
 	}
 	return true
+}
+
+// rollingMedian is the median of x[i-h : i+h+1] (cut at the ends) for
+// each i, from a sorted window that each step adds a point to and drops
+// one from.
+func rollingMedian(x []float64, h int) []float64 {
+	n := len(x)
+	out := make([]float64, n)
+	win := make([]float64, 0, 2*h+1)
+	add := func(v float64) {
+		k, _ := slices.BinarySearch(win, v)
+		win = slices.Insert(win, k, v)
+	}
+	for _, v := range x[:min(n, h)] {
+		add(v)
+	}
+	for i := range x {
+		if j := i + h; j < n {
+			add(x[j])
+		}
+		if j := i - h - 1; j >= 0 {
+			k, _ := slices.BinarySearch(win, x[j])
+			win = slices.Delete(win, k, k+1)
+		}
+		m := len(win)
+		if m%2 == 1 {
+			out[i] = win[m/2]
+		} else {
+			out[i] = win[m/2-1]/2 + win[m/2]/2
+		}
+	}
+	return out
 }
