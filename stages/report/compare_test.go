@@ -206,7 +206,7 @@ func TestCompareMeasuredNoise(t *testing.T) {
 		if ties := strings.Contains(md, "Ties by measured noise or drift"); ties != (tc.ties != "") || !strings.Contains(md, tc.ties) {
 			t.Errorf("%s: ties by measured noise said %v, want %q:\n%s", name, ties, tc.ties, md)
 		}
-		unsteady := strings.Contains(md, "- main go c8: B: go at c8 was still warming up inside its kept window (+25.0% throughput drift): this row's ratios are biased\n")
+		unsteady := strings.Contains(md, "- main go c8: B: go at c8 was still warming up inside its kept window (throughput drift x1.25 higher): this row's ratios are biased\n")
 		if unsteady == tc.steady {
 			t.Errorf("%s: not-steady note %v:\n%s", name, unsteady, md)
 		}
