@@ -5,8 +5,9 @@
 // # Steady state
 //
 // [Analyze] classifies two series of a cell with [changepoint.Classify]
-// (PELT with twice Schwarz's penalty, then neighbouring segments at the
-// same level merged): throughput (requests per second of each interval)
+// (isolated outliers marked and left out, an exact changepoint search
+// with twice Schwarz's penalty, then neighbouring segments at the same
+// level merged): throughput (requests per second of each interval)
 // and p99 (the p99 of each interval; an interval without a completed
 // request counts as a stall as long as the interval). The classes are
 // Barrett et al.'s: flat, warm-up, slowdown, no steady state. Two levels
@@ -16,9 +17,11 @@
 //
 // The kept window is steady in a series when it lies in the series'
 // final steady segment, no changepoint falls inside it, and its drift
-// (the mean of its last third against the mean of its first third) is
-// within the band: the batch's noise band or three standard errors of
-// the series' own noise, whichever is larger. The steady_state fairness
+// (the mean of its last third against the mean of its first third,
+// relative to the first, outliers left out) is within the band: the
+// batch's noise band or three standard errors of the series' own
+// long-run noise, whichever is larger. [Classify] runs the same analysis
+// on any series (yardstick steady). The steady_state fairness
 // check fails a cell whose kept window is not steady in either series.
 //
 // # Noise
