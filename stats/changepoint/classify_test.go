@@ -2,6 +2,7 @@ package changepoint
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -271,5 +272,44 @@ func TestRollingMedian(t *testing.T) {
 		if want := median(win); got[i] != want {
 			t.Fatalf("at %d: %v, want %v", i, got[i], want)
 		}
+	}
+}
+
+// Isolated spikes and dips are marked, and nothing else: not the points
+// around a step, not a dip of eight intervals, not the noise.
+func TestOutliers(t *testing.T) {
+	missed, extra := 0, 0
+	for seed := uint64(0); seed < 50; seed++ {
+		x := levels(newRand(seed), 600, 50, func(i int) float64 {
+			if i >= 300 {
+				return 1200 // a step of 4σ
+			}
+			return 1000
+		})
+		want := map[int]bool{}
+		r := newRand(seed + 1000)
+		for k := 0; k < 6; k++ {
+			i := 10 + r.IntN(580)
+			want[i] = true
+			x[i] *= []float64{5, 0.2}[k%2]
+		}
+		for i := 100; i < 108; i++ { // a dip of eight intervals: a level
+			x[i] *= 0.5
+			delete(want, i)
+		}
+		got := outliers(x)
+		for _, i := range got {
+			if !want[i] {
+				extra++
+			}
+		}
+		for i := range want {
+			if !slices.Contains(got, i) {
+				missed++
+			}
+		}
+	}
+	if missed > 0 || extra > 0 {
+		t.Errorf("over 50 seeds of 6 outliers each: %d missed, %d marked that are not", missed, extra)
 	}
 }
