@@ -118,5 +118,14 @@ func complement(ivs []interval) []interval {
 	if !math.IsInf(from, 1) {
 		out = append(out, interval{from, math.Inf(1)})
 	}
+	if len(out) > maxPieces {
+		// The hull holds the set: a candidate kept on more levels than
+		// it is best at is pruned later, never wrongly.
+		out = []interval{{out[0].lo, out[len(out)-1].hi}}
+	}
 	return out
 }
+
+// maxPieces is the most intervals a candidate keeps; beyond, their hull,
+// so that memory stays linear in the series whatever its shape.
+const maxPieces = 8
