@@ -59,6 +59,9 @@ func rampEnd(x []float64, skip []bool, from, a int, band, noise float64) int {
 	if bestK == 0 || better <= 0 || math.Abs(bestB)*math.Sqrt(bestSuu) <= hingeZ*noise {
 		return a
 	}
-	back := band / 4 / math.Abs(bestB)
-	return max(a, from+int(math.Ceil(float64(bestK)-back)))
+	at := float64(bestK) - band/4/math.Abs(bestB)
+	if !(at > 0) { // NaN too
+		return a
+	}
+	return max(a, from+int(math.Ceil(at)))
 }
