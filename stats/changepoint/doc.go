@@ -134,7 +134,7 @@
 // On seeded synthetic throughput series (TestRateFlat, TestRateSteps,
 // TestRateWarmups: a minute at 100 ms, 5% noise, 100 seeds each) flat
 // series are flat with normal noise, AR(1) noise up to φ = 0.7 and
-// isolated spikes or dips at up to 2% of the intervals, and 88% of them at
+// isolated spikes or dips at up to 2% of the intervals, and 79% of them at
 // φ = 0.9; steps of two and three σ get their class in every seed and a
 // changepoint within three intervals in 96% or more; warm-ups are warm-ups,
 // with the level at the steady start a median of at most 1.9% below the

@@ -20,6 +20,10 @@ const (
 	// independent, so that the estimate's own scatter does not raise the
 	// penalty of series without correlation.
 	phiZ = 5
+	// phiTol is how far above AR(1)'s 1+φ² the ratio V₄/V₂ may be, for
+	// its scatter, before the series counts as trending rather than
+	// correlated.
+	phiTol = 0.35
 )
 
 // trimZ is where trimmedVar cuts, in robust deviations from the median.
@@ -40,7 +44,10 @@ const trimZ = 3
 //     approach for estimating change-points in the mean of an AR(1)
 //     process", Bernoulli 23(2), 2017), the standard deviation of a mean
 //     of m intervals is σ₁·√((1+φ)/m)/(1−φ) for large m: √m times that
-//     is the scale. φ counts when above phiZ/√n, capped at maxPhi.
+//     is the scale. φ counts when above phiZ/√n and below 1, and when the
+//     lag-4 differences are not a trend's (trending): a ramp or a run of
+//     steps also has larger differences at longer lags, and is no
+//     correlated noise. It is capped at maxPhi.
 //   - The scale of means of block intervals: the MAD of the differences
 //     between the means of consecutive blocks, times 1.4826·√block/√2,
 //     with at least minBlocks blocks; it sees correlation that is not
@@ -56,8 +63,11 @@ func noise(x []float64, block int) float64 {
 	v1 := lagVar(x, 1)
 	s := math.Sqrt(v1 / 2)
 	if v1 > 0 && len(x) >= 8 {
-		phi := lagVar(x, 2)/v1 - 1
-		if phi > phiZ/math.Sqrt(float64(len(x))) {
+		v2 := lagVar(x, 2)
+		phi := v2/v1 - 1
+		// AR(1) has V₂/V₁ = 1+φ < 2 and V₄/V₂ = 1+φ² <= 2; a trend (a
+		// ramp, steps one after the other) has both grow towards 4.
+		if phi > phiZ/math.Sqrt(float64(len(x))) && phi < 1 && !trending(x, v2, phi) {
 			phi = min(phi, maxPhi)
 			s = max(s, s*math.Sqrt(1+phi)/(1-phi))
 		}
@@ -71,6 +81,21 @@ func noise(x []float64, block int) float64 {
 	}
 	d := diffs(means, 1)
 	return max(s, 1.4826*mad(d)/math.Sqrt2*math.Sqrt(float64(block)))
+}
+
+// trending says whether x's lag-4 differences look like a trend's
+// rather than like AR(1) noise of coefficient phi (v2 the lag-2
+// variance): V₄/V₂ beyond AR(1)'s 1+φ² by more than phiTol, or a median
+// of the differences more than half their deviation from 0 (a ramp, or
+// steps one after the other, moves most of them the same way; noise
+// around a level moves them both ways).
+func trending(x []float64, v2, phi float64) bool {
+	d := diffs(x, 4)
+	if len(d) < minBlocks {
+		return false
+	}
+	v4 := lagVar(x, 4)
+	return v4/v2 > 1+phi*phi+phiTol || math.Abs(median(d)) > math.Sqrt(v4)/2
 }
 
 // lagVar is the robust variance of the lag-k differences of x

@@ -196,6 +196,22 @@ func TestNoise(t *testing.T) {
 			t.Errorf("AR(1) φ = %g: noise %.1f, want about %.1f", tc.phi, s, tc.want)
 		}
 	}
+	// A ramp is no correlated noise, though its lag-2 differences are
+	// larger than its lag-1 ones as AR(1)'s are: a steep one (0.7σ a
+	// point) and one of steps, each with noise of deviation 30, keep a
+	// scale near 30, where taken as AR(1) they would get several times
+	// that, and the search would see no change in them.
+	for name, level := range map[string]func(int) float64{
+		"ramp":  func(i int) float64 { return 21 * float64(i) },
+		"steps": func(i int) float64 { return 150 * float64(i/6) },
+	} {
+		for _, n := range []int{40, 100, 300} {
+			x := levels(newRand(uint64(n)), n, 30, level)
+			if s := noise(x, DefaultMinSize); s > 60 {
+				t.Errorf("%s of %d points: noise %.1f, want about 30", name, n, s)
+			}
+		}
+	}
 	if s := noise([]float64{3, 3, 3, 3}, 2); s != 0 {
 		t.Errorf("constant: %v", s)
 	}
