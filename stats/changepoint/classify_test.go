@@ -313,3 +313,21 @@ func TestOutliers(t *testing.T) {
 		t.Errorf("over 50 seeds of 6 outliers each: %d missed, %d marked that are not", missed, extra)
 	}
 }
+
+// A real throughput series, of guardrails' steady twin (a JIT-like
+// warm-up fault of 10 s, 5 s of load) on a loaded machine: requests/s
+// per 100 ms, climbing from about 170 to about 600 through heavy noise.
+// Its kept window (from 1 s) is not steady.
+func TestClassifyNoisyRealRamp(t *testing.T) {
+	x := []float64{100, 260, 160, 60, 100, 390, 80, 300, 160, 160, 170, 310, 120, 250, 160, 110, 180, 460, 430, 360,
+		500, 660, 180, 400, 80, 0, 630, 350, 170, 90, 360, 590, 190, 310, 470, 240, 350, 430, 1260, 1010,
+		210, 340, 590, 640, 1150, 860, 340, 360, 640, 1030}
+	r := classify(t, x, Options{Direction: HigherIsBetter, RelTol: 0.15})
+	w, err := r.Window(x, 10, len(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Steady && w.InSteadyState {
+		t.Errorf("a climb of x%.2f called steady: %+v; class %s, noise %.1f", 1+w.Change, w, r.Class, r.Noise)
+	}
+}

@@ -71,8 +71,9 @@
 // points); the long-run deviation of AR(1) noise, √(V₁/2)·√(1+φ)/(1−φ)
 // with φ = V₂/V₁ − 1 (Chakar, Lebarbier, Lévy-Leduc and Robin, "A robust
 // approach for estimating change-points in the mean of an AR(1)
-// process", Bernoulli 23(2), 2017), counted when above three of its
-// standard errors and capped at 0.95; and the MAD of the differences
+// process", Bernoulli 23(2), 2017), counted on series of 200 points or
+// more, when above three of its standard errors and the lag-4
+// differences are not a trend's, and capped at 0.95; and the MAD of the differences
 // between means of consecutive blocks of MinSize points, times
 // √MinSize, for correlation of other shapes. At φ = 0.9 the long-run
 // deviation is 4.36 times the interval's.

@@ -24,6 +24,11 @@ const (
 	// its scatter, before the series counts as trending rather than
 	// correlated.
 	phiTol = 0.35
+	// minARPoints is the shortest series the AR(1) estimate is trusted
+	// on (20 s at 100 ms): on fewer points a noisy ramp passes for
+	// correlated noise often enough, and the long-run scale then hides
+	// the very ramp the analysis looks for.
+	minARPoints = 200
 )
 
 // trimZ is where trimmedVar cuts, in robust deviations from the median.
@@ -44,10 +49,11 @@ const trimZ = 3
 //     approach for estimating change-points in the mean of an AR(1)
 //     process", Bernoulli 23(2), 2017), the standard deviation of a mean
 //     of m intervals is σ₁·√((1+φ)/m)/(1−φ) for large m: √m times that
-//     is the scale. φ counts when above phiZ/√n and below 1, and when the
-//     lag-4 differences are not a trend's (trending): a ramp or a run of
-//     steps also has larger differences at longer lags, and is no
-//     correlated noise. It is capped at maxPhi.
+//     is the scale, on series of at least minARPoints points. φ counts
+//     when above phiZ/√n and below 1, and when the lag-4 differences are
+//     not a trend's (trending): a ramp or a run of steps also has larger
+//     differences at longer lags, and is no correlated noise. It is
+//     capped at maxPhi.
 //   - The scale of means of block intervals: the MAD of the differences
 //     between the means of consecutive blocks, times 1.4826·√block/√2,
 //     with at least minBlocks blocks; it sees correlation that is not
@@ -62,7 +68,7 @@ func noise(x []float64, block int) float64 {
 	}
 	v1 := lagVar(x, 1)
 	s := math.Sqrt(v1 / 2)
-	if v1 > 0 && len(x) >= 8 {
+	if v1 > 0 && len(x) >= minARPoints {
 		v2 := lagVar(x, 2)
 		phi := v2/v1 - 1
 		// AR(1) has V₂/V₁ = 1+φ < 2 and V₄/V₂ = 1+φ² <= 2; a trend (a
