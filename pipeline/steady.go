@@ -37,8 +37,9 @@ type SeriesSteady struct {
 	// starts (0 when flat), -1 without a steady state.
 	SteadyStart int `json:"steady_start"`
 	// KeptChange is the relative change inside the kept window, from the
-	// mean of its first third to the mean of its last third (+0.3 is a
-	// 30% rise); KeptBand is the largest |KeptChange| that counts as no
+	// mean of its first third to the mean of its last third, relative to
+	// the first (+0.3 is a 30% rise, 1.3 times the first third; -0.6 is
+	// 0.4 times, x2.50 lower); KeptBand is the largest |KeptChange| that counts as no
 	// drift: the batch's noise band or three standard errors of the
 	// series' own noise, whichever is larger.
 	KeptChange float64 `json:"kept_change"`
@@ -48,6 +49,11 @@ type SeriesSteady struct {
 	// KeptSteady says the kept window lies in the series' final steady
 	// segment, with no changepoint in it and |KeptChange| <= KeptBand.
 	KeptSteady bool `json:"kept_steady"`
+	// Outliers are the interval indexes of isolated outliers (spikes and
+	// dips of a few intervals, a collector's pause), which the analysis
+	// leaves out of the segmentation; for a p99 series of groups of
+	// intervals, each group's first interval.
+	Outliers []int `json:"outliers,omitempty"`
 }
 
 // Noise is the kept window's measured noise: the relative half-width of a

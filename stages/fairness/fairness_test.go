@@ -149,7 +149,7 @@ func TestSteadyStateAndNoise(t *testing.T) {
 	rows := Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": ok(10000, 3200, 3000, t), "b": ramp}})
 	expectRows(t, rows, []wantRow{
 		{"steady_state", "a", true, "throughput flat, p99 flat; steady from 0.0 s"},
-		{"steady_state", "b", false, "NOT STEADY: throughput changepoint inside the kept window at 5.5 s, drifts +30.0% across the kept window (band ±7.0%)"},
+		{"steady_state", "b", false, "NOT STEADY: throughput changepoint inside the kept window at 5.5 s, drifts x1.30 higher across the kept window (band ±7.0%)"},
 	})
 	// A measured noise wider than the margin is no unfairness: it makes
 	// the comparisons undecided (datasets.Decide), not the cells unfair.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"yardstick/pipeline"
+	"yardstick/stats/changepoint"
 )
 
 // steadyState: the cell's kept window lies in a steady state of its
@@ -33,8 +34,8 @@ func (bc *batchCheck) steadyState(ci cellInfo) {
 	}
 	t := st.Throughput
 	measured := math.Abs(t.KeptChange)
-	detail := fmt.Sprintf("throughput %s, p99 %s; steady from %s; kept window drift %+.1f%% (band ±%.1f%%)",
-		t.Class, st.P99.Class, steadyFrom(st), 100*t.KeptChange, 100*t.KeptBand)
+	detail := fmt.Sprintf("throughput %s, p99 %s; steady from %s; kept window drift %s (band ±%.1f%%)",
+		t.Class, st.P99.Class, steadyFrom(st), changepoint.DriftWords(t.KeptChange), 100*t.KeptBand)
 	if ci.cp.Window != nil && ci.cp.Window.WarmupCapped {
 		why = append([]string{fmt.Sprintf("the adaptive warm-up reached its cap (%s) without a steady state", ci.cp.Window.WarmupMax)}, why...)
 	}
@@ -60,7 +61,7 @@ func seriesWhy(name string, s pipeline.SeriesSteady, cp *pipeline.Checkpoint) st
 		parts = append(parts, "changepoint inside the kept window at "+strings.Join(in, ", "))
 	}
 	if math.Abs(s.KeptChange) > s.KeptBand {
-		parts = append(parts, fmt.Sprintf("drifts %+.1f%% across the kept window (band ±%.1f%%)", 100*s.KeptChange, 100*s.KeptBand))
+		parts = append(parts, fmt.Sprintf("drifts %s across the kept window (band ±%.1f%%)", changepoint.DriftWords(s.KeptChange), 100*s.KeptBand))
 	}
 	if s.SteadyStart < 0 {
 		parts = append(parts, "never steady ("+s.Class+")")

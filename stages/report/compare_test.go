@@ -207,7 +207,7 @@ func TestCompareMeasuredNoise(t *testing.T) {
 		if strings.Contains(md, "tie") {
 			t.Errorf("%s: the word tie in:\n%s", name, md)
 		}
-		unsteady := strings.Contains(md, "- main go c8: B: go at c8 was still warming up inside its kept window (+25.0% throughput drift): this row's ratios are biased\n")
+		unsteady := strings.Contains(md, "- main go c8: B: go at c8 was still warming up inside its kept window (throughput drift x1.25 higher): this row's ratios are biased\n")
 		if unsteady == tc.steady {
 			t.Errorf("%s: not-steady note %v:\n%s", name, unsteady, md)
 		}

@@ -107,7 +107,7 @@ func TestGoldenMarkdown(t *testing.T) {
 		"### Heap gradient", "### Peak throughput per payload", "### Steady state",
 		// the cells still warming up in their kept window, said at the top
 		// of the batch, beside their comparison and in the ratios
-		"- jvm-zgc at c8-p128 (5 of 5 repeats), repeat 1 for one, was still warming up inside its kept window (+25.4% throughput drift)",
+		"- jvm-zgc at c8-p128 (5 of 5 repeats), repeat 1 for one, was still warming up inside its kept window (throughput drift x1.29 higher)",
 		": its ratio against go is biased\n",
 		"- jvm-zgc UNFAIR vs go at c8-p128: throughput undecided (not steady); p99 undecided (not steady) (biased: jvm-zgc at c8-p128 (5 of 5 repeats) not steady in the kept window)",
 		"| jvm-zgc UNFAIR (not steady: biased) | undecided | undecided | undecided | undecided | 11.08x \\[10.95, 11.21\\] worse |",

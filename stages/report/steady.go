@@ -8,6 +8,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/stats/changepoint"
 )
 
 // Steady state in the report: whether each cell's kept window lay in a
@@ -19,8 +20,9 @@ import (
 // the kept window.
 
 // notSteady says why cell c's kept window was not steady, in words ("was
-// still warming up inside its kept window (+15.2% throughput drift)"); ""
-// when it was, or when the tables say nothing about it (an older run).
+// still warming up inside its kept window (throughput drift x1.15
+// higher)"); "" when it was, or when the tables say nothing about it (an
+// older run).
 func notSteady(c *datasets.Cell) string {
 	var why []string
 	if c.SteadyError != nil {
@@ -35,7 +37,7 @@ func notSteady(c *datasets.Cell) string {
 	if c.P99KeptSteady != nil && !*c.P99KeptSteady {
 		s := "had a p99 that was not steady in its kept window (" + deref(c.P99Class)
 		if c.P99KeptChange != nil {
-			s += fmt.Sprintf(", %+.1f%% drift", 100**c.P99KeptChange)
+			s += ", drift " + changepoint.DriftWords(*c.P99KeptChange)
 		}
 		why = append(why, s+")")
 	}
@@ -50,7 +52,7 @@ func notSteady(c *datasets.Cell) string {
 func throughputWhy(c *datasets.Cell) string {
 	drift := ""
 	if c.KeptChange != nil {
-		drift = fmt.Sprintf(" (%+.1f%% throughput drift)", 100**c.KeptChange)
+		drift = " (throughput drift " + changepoint.DriftWords(*c.KeptChange) + ")"
 	}
 	rising := c.KeptChange != nil && *c.KeptChange > 0
 	switch class := deref(c.SteadyClass); {
@@ -158,12 +160,12 @@ func steadyLead(d *doc, b *Batch) {
 	d.list(items)
 }
 
-// fmtDrift is a kept window's relative drift.
+// fmtDrift is a kept window's drift, its last third against its first.
 func fmtDrift(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%+.1f%%", 100**p)
+	return changepoint.DriftWords(*p)
 }
 
 // fmtNoise is a measured noise, a 95% half-width.

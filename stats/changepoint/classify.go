@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The classes of a series, after Barrett et al. (2017).
@@ -34,9 +35,9 @@ const (
 	// DefaultRelTol: segment means within 2% of each other are the same
 	// level.
 	DefaultRelTol = 0.02
-	// DefaultNoiseTol: segment means within one noise standard deviation
-	// (Result.Noise) of each other are the same level.
-	DefaultNoiseTol = 1.0
+	// DefaultNoiseTol: segment means within three standard errors of
+	// their difference (from Result.Noise) are the same level.
+	DefaultNoiseTol = 3.0
 )
 
 // windowZ is how many standard errors of the difference between the
@@ -52,9 +53,11 @@ type Options struct {
 	// RelTol is the relative band within which two segment means are the
 	// same level; 0 means DefaultRelTol.
 	RelTol float64
-	// NoiseTol is the same band in multiples of the series' noise
-	// (Result.Noise); 0 means DefaultNoiseTol. Two means are the same level when
-	// they are within either band.
+	// NoiseTol is the same band in standard errors of the difference of
+	// the two means, σ̂·√(1/m₁ + 1/m₂) for segments of m₁ and m₂ points
+	// (σ̂ is Result.Noise, the long-run scale: a mean of m points is known
+	// to σ̂/√m); 0 means DefaultNoiseTol. Two means are the same level
+	// when they are within either band.
 	NoiseTol float64
 	// MinSteady is the minimum length, in intervals, of a final segment
 	// that counts as a steady state; 0 means a quarter of the series (and
@@ -66,12 +69,17 @@ type Options struct {
 type Segment struct {
 	Start, End int
 	// Mean is the segment's mean; Spread its standard deviation (n-1
-	// denominator, 0 for one point).
+	// denominator, 0 for one point); both leave its outliers out.
 	Mean, Spread float64
+	// Outliers is how many of its intervals are outliers.
+	Outliers int
 }
 
 // Len is the number of intervals in the segment.
 func (s Segment) Len() int { return s.End - s.Start }
+
+// kept is the number of its intervals that are not outliers.
+func (s Segment) kept() int { return s.Len() - s.Outliers }
 
 // A Result is the classification of a series.
 type Result struct {
@@ -82,13 +90,21 @@ type Result struct {
 	Changepoints []int
 	// Detected are the changepoints the search found, before merging.
 	Detected []int
+	// Outliers are the indexes of isolated outliers: runs of at most
+	// MaxOutlierRun intervals far from the level around them (a
+	// collector's pause, a neighbour's burst), left out of the search and
+	// of segment means.
+	Outliers []int
 	// Segments cover the series, in order, after merging.
 	Segments []Segment
-	// SteadyStart is where the final segment starts (0 for Flat), -1 for
-	// NoSteadyState.
+	// SteadyStart is where the level reaches the band of its final level
+	// (0 for Flat): the start of the first segment the search found in
+	// the final segment from which all are within the band of the final
+	// mean. It is -1 for NoSteadyState.
 	SteadyStart int
-	// Noise is the series' robust noise scale σ̂ (see the package doc);
-	// Penalty the search's penalty, in the cost's units.
+	// Noise is the robust long-run noise scale σ̂ of the series without
+	// its outliers (see the package doc); Penalty the search's penalty,
+	// in the cost's units.
 	Noise, Penalty float64
 	// RelTol, NoiseTol and MinSteady are the tolerances that applied.
 	RelTol, NoiseTol float64
@@ -99,12 +115,12 @@ type Result struct {
 	Direction Direction
 }
 
-// Classify finds the changepoints of x, merges neighbouring segments at
-// the same level (see Options.RelTol and Options.NoiseTol, smallest
-// difference first) and classifies what is left, by the rules of the
-// package doc. It returns an error for an empty series, a value that is
-// NaN, infinite or beyond ±MaxAbs, a series longer than MaxLen and
-// invalid Options.
+// Classify marks x's isolated outliers, finds the changepoints of the
+// rest, merges neighbouring segments at the same level (see
+// Options.RelTol and Options.NoiseTol, smallest difference first) and
+// classifies what is left, by the rules of the package doc. It returns an
+// error for an empty series, a value that is NaN, infinite or beyond
+// ±MaxAbs, a series longer than MaxLen and invalid Options.
 func Classify(x []float64, o Options) (Result, error) {
 	if len(x) == 0 {
 		return Result{}, errors.New("changepoint: empty series")
@@ -115,30 +131,66 @@ func Classify(x []float64, o Options) (Result, error) {
 	if o.Direction != HigherIsBetter && o.Direction != LowerIsBetter {
 		return Result{}, fmt.Errorf("changepoint: direction %d, want HigherIsBetter or LowerIsBetter", int(o.Direction))
 	}
-	cfg, sigma, err := o.Config.resolve(x)
+	out := outliers(x)
+	y, at := without(x, out)
+	cfg, sigma, err := o.Config.resolve(y)
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{
-		Noise: sigma, Penalty: cfg.Penalty, RelTol: o.RelTol, NoiseTol: o.NoiseTol,
+		Outliers: out, Noise: sigma, Penalty: cfg.Penalty, RelTol: o.RelTol, NoiseTol: o.NoiseTol,
 		MinSteady: o.MinSteady, N: len(x), Direction: o.Direction,
 	}
 	if err := r.defaults(cfg.MinSize); err != nil {
 		return Result{}, err
 	}
-	if r.Detected, err = detect(x, cfg, sigma); err != nil {
+	found, err := detect(y, cfg, sigma)
+	if err != nil {
 		return Result{}, err
 	}
-	bounds := append(append([]int{0}, r.Detected...), len(x))
-	for i := range len(bounds) - 1 {
-		r.Segments = append(r.Segments, segment(x, bounds[i], bounds[i+1]))
+	for _, c := range found {
+		r.Detected = append(r.Detected, at[c])
 	}
-	r.merge(x)
+	skip := r.outlierMask()
+	bounds := append(append([]int{0}, r.Detected...), len(x))
+	var detected []Segment
+	for i := range len(bounds) - 1 {
+		detected = append(detected, segment(x, skip, bounds[i], bounds[i+1]))
+	}
+	r.Segments = slices.Clone(detected)
+	r.merge(x, skip)
 	for _, s := range r.Segments[1:] {
 		r.Changepoints = append(r.Changepoints, s.Start)
 	}
-	r.classify()
+	r.classify(x, skip, detected)
 	return r, nil
+}
+
+// without is x less the points at the sorted indexes out, and the index
+// in x of each point kept.
+func without(x []float64, out []int) (y []float64, at []int) {
+	y, at = make([]float64, 0, len(x)-len(out)), make([]int, 0, len(x)-len(out))
+	for i, v := range x {
+		if len(out) > 0 && out[0] == i {
+			out = out[1:]
+			continue
+		}
+		y, at = append(y, v), append(at, i)
+	}
+	return y, at
+}
+
+// outlierMask says for each interval whether it is an outlier; nil when
+// none is.
+func (r *Result) outlierMask() []bool {
+	if len(r.Outliers) == 0 {
+		return nil
+	}
+	skip := make([]bool, r.N)
+	for _, i := range r.Outliers {
+		skip[i] = true
+	}
+	return skip
 }
 
 // defaults checks and fills in the tolerances.
@@ -163,15 +215,31 @@ func (r *Result) defaults(minSize int) error {
 	return nil
 }
 
-// segment summarises x[a:b].
-func segment(x []float64, a, b int) Segment {
-	s := Segment{Start: a, End: b, Mean: mean(x[a:b])}
-	if b-a > 1 {
-		var ss float64
-		for _, v := range x[a:b] {
-			ss += (v - s.Mean) * (v - s.Mean)
+// segment summarises x[a:b], leaving out the points skip marks (nil for
+// none). A segment of outliers only has their mean.
+func segment(x []float64, skip []bool, a, b int) Segment {
+	s := Segment{Start: a, End: b}
+	var sum float64
+	for i := a; i < b; i++ {
+		if skip != nil && skip[i] {
+			s.Outliers++
+			continue
 		}
-		s.Spread = math.Sqrt(ss / float64(b-a-1))
+		sum += x[i]
+	}
+	if s.kept() == 0 {
+		s.Mean = mean(x[a:b])
+		return s
+	}
+	s.Mean = sum / float64(s.kept())
+	if s.kept() > 1 {
+		var ss float64
+		for i := a; i < b; i++ {
+			if skip == nil || !skip[i] {
+				ss += (x[i] - s.Mean) * (x[i] - s.Mean)
+			}
+		}
+		s.Spread = math.Sqrt(ss / float64(s.kept()-1))
 	}
 	return s
 }
@@ -185,58 +253,81 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// same says whether two segment means are at the same level: within
-// RelTol of the larger magnitude, or within NoiseTol noise deviations.
-func (r *Result) same(a, b float64) bool {
-	band := max(r.RelTol*max(math.Abs(a), math.Abs(b)), r.NoiseTol*r.Noise)
-	return math.Abs(a-b) <= band
+// same says whether two segments are at the same level: their means
+// within RelTol of the larger magnitude, or within NoiseTol standard
+// errors of their difference.
+func (r *Result) same(a, b Segment) bool {
+	se := r.Noise * math.Sqrt(1/float64(max(a.kept(), 1))+1/float64(max(b.kept(), 1)))
+	band := max(r.RelTol*max(math.Abs(a.Mean), math.Abs(b.Mean)), r.NoiseTol*se)
+	return math.Abs(a.Mean-b.Mean) <= band
 }
 
-// better says whether mean a is better than mean b beyond the tolerance.
-func (r *Result) better(a, b float64) bool {
+// better says whether segment a is better than segment b beyond the
+// tolerance.
+func (r *Result) better(a, b Segment) bool {
 	if r.same(a, b) {
 		return false
 	}
 	if r.Direction == LowerIsBetter {
-		return a < b
+		return a.Mean < b.Mean
 	}
-	return a > b
+	return a.Mean > b.Mean
 }
 
 // merge joins neighbouring segments at the same level, the closest pair
 // first, until no neighbours are at the same level.
-func (r *Result) merge(x []float64) {
+func (r *Result) merge(x []float64, skip []bool) {
 	for {
 		best, at := math.Inf(1), -1
 		for i := range len(r.Segments) - 1 {
-			a, b := r.Segments[i].Mean, r.Segments[i+1].Mean
-			if d := math.Abs(a - b); r.same(a, b) && d < best {
+			a, b := r.Segments[i], r.Segments[i+1]
+			if d := math.Abs(a.Mean - b.Mean); r.same(a, b) && d < best {
 				best, at = d, i
 			}
 		}
 		if at < 0 {
 			return
 		}
-		joined := segment(x, r.Segments[at].Start, r.Segments[at+1].End)
+		joined := segment(x, skip, r.Segments[at].Start, r.Segments[at+1].End)
 		r.Segments[at] = joined
 		r.Segments = append(r.Segments[:at+1], r.Segments[at+2:]...)
 	}
 }
 
-// classify sets Class and SteadyStart from the merged segments.
-func (r *Result) classify() {
+// classify sets Class and SteadyStart from the merged segments and the
+// segments the search found.
+func (r *Result) classify(x []float64, skip []bool, detected []Segment) {
 	final := r.Segments[len(r.Segments)-1]
-	switch {
-	case len(r.Segments) == 1:
+	if len(r.Segments) == 1 {
 		r.Class, r.SteadyStart = Flat, 0
 		return
-	case final.Len() < r.MinSteady:
+	}
+	start := final.Start
+	for _, s := range detected {
+		if s.Start < final.Start {
+			continue
+		}
+		if !r.same(s, final) {
+			start = s.End
+		}
+	}
+	band := r.RelTol * math.Abs(final.Mean)
+	// The ramp into the final level, if any, shows best with the step
+	// before the final one.
+	from := 0
+	for _, s := range detected {
+		if s.End <= start {
+			from = s.Start
+		}
+	}
+	start = rampEnd(x, skip, from, start, band, r.Noise)
+	if r.N-start < r.MinSteady {
 		r.Class, r.SteadyStart = NoSteadyState, -1
 		return
 	}
-	r.Class, r.SteadyStart = Warmup, final.Start
+	r.Class, r.SteadyStart = Warmup, start
 	for _, s := range r.Segments[:len(r.Segments)-1] {
-		if r.better(s.Mean, final.Mean) {
+		if r.better(s, final) {
 			r.Class = Slowdown
 			return
 		}
@@ -253,11 +344,14 @@ type Window struct {
 	// that reached a steady state (SteadyStart >= 0).
 	InSteadyState bool
 	// Change is the mean of the window's last third minus the mean of its
-	// first third, relative to the window's mean: +0.3 is a 30% rise.
+	// first third, relative to the first third's: +0.3 is a 30% rise, and
+	// for a positive series 1 + Change is the ratio of the two means (a
+	// drift in words, DriftWords). Outliers are left out of both means.
 	Change float64
 	// Band is the largest |Change| that counts as steady: RelTol, or three
 	// standard errors of the difference of the two thirds' means (from
-	// the series' noise), whichever is larger.
+	// the series' long-run noise) relative to the first's, whichever is
+	// larger.
 	Band float64
 	// Steady says the window holds no changepoint and |Change| <= Band.
 	Steady bool
@@ -284,15 +378,17 @@ func (r Result) Window(x []float64, from, to int) (Window, error) {
 	}
 	w.InSteadyState = r.SteadyStart >= 0 && from >= r.SteadyStart
 	k := (to - from) / 3
-	m, first, last := mean(x[from:to]), mean(x[from:from+k]), mean(x[to-k:to])
-	noise := windowZ * r.Noise * math.Sqrt(2/float64(k))
+	skip := r.outlierMask()
+	a, b := segment(x, skip, from, from+k), segment(x, skip, to-k, to)
+	first, last := a.Mean, b.Mean
+	noise := windowZ * r.Noise * math.Sqrt(1/float64(max(a.kept(), 1))+1/float64(max(b.kept(), 1)))
 	switch {
-	case m != 0:
-		w.Change = (last - first) / math.Abs(m)
-		w.Band = max(r.RelTol, noise/math.Abs(m))
+	case first != 0:
+		w.Change = (last - first) / math.Abs(first)
+		w.Band = max(r.RelTol, noise/math.Abs(first))
 	case last == first:
 		w.Band = r.RelTol
-	default: // a zero mean with thirds that differ: no relative change
+	default: // a first third of mean 0 and a last that differs: no relative change
 		w.Change = math.Copysign(math.Inf(1), last-first)
 		w.Band = r.RelTol
 	}

@@ -51,8 +51,14 @@ func checkResult(x []float64, o Options, r Result) string {
 			return "a segment without mean or spread"
 		}
 	}
-	if r.SteadyStart >= 0 && r.SteadyStart != r.Segments[len(r.Segments)-1].Start {
-		return "steady start is not the final segment's"
+	final := r.Segments[len(r.Segments)-1]
+	if r.SteadyStart >= 0 && (r.SteadyStart < final.Start || r.N-r.SteadyStart < r.MinSteady) {
+		return "steady start before the final segment, or too late for a steady state"
+	}
+	for i, o := range r.Outliers {
+		if o < 0 || o >= n || (i > 0 && o <= r.Outliers[i-1]) {
+			return "outliers not sorted indexes of the series"
+		}
 	}
 	return ""
 }

@@ -114,90 +114,6 @@ func checkSeries(x []float64) error {
 	return nil
 }
 
-// minBlocks is the fewest block means noise estimates a scale from.
-const minBlocks = 8
-
-// noise is a robust estimate of the standard deviation of the noise
-// around x's piecewise-constant level, as PELT sees it: the larger of
-// two scales that level shifts and outliers barely move (a shift moves
-// one difference, and the median ignores it).
-//
-//   - The scale of single intervals: the median absolute deviation (MAD)
-//     of the first differences, times 1.4826 (consistent for normal
-//     noise) and divided by √2 (a difference of two independent points
-//     has twice their variance). When more than half the differences are
-//     equal (small counts, a straight line) it falls back on their root
-//     mean square over √2.
-//   - The scale of segment means: the same MAD of the differences between
-//     the means of consecutive blocks of block intervals, times √block,
-//     when there are at least minBlocks blocks. Noise that is correlated
-//     from one interval to the next (a closed loop, a collector's
-//     rhythm) moves the mean of a few intervals more than independent
-//     noise would, and the costs compare such means.
-//
-// For independent noise both estimate the same σ. It is 0 for a constant
-// series and for fewer than two points.
-func noise(x []float64, block int) float64 {
-	if len(x) < 2 {
-		return 0
-	}
-	s := diffScale(x)
-	if block < 1 || len(x)/block < minBlocks {
-		return s
-	}
-	means := make([]float64, len(x)/block)
-	for j := range means {
-		means[j] = mean(x[j*block : (j+1)*block])
-	}
-	d := diffs(means)
-	return max(s, 1.4826*mad(d)/math.Sqrt2*math.Sqrt(float64(block)))
-}
-
-// diffScale is the scale of single intervals of noise's doc.
-func diffScale(x []float64) float64 {
-	d := diffs(x)
-	if s := 1.4826 * mad(slices.Clone(d)) / math.Sqrt2; s > 0 {
-		return s
-	}
-	var ss float64
-	for _, v := range d {
-		ss += v * v
-	}
-	return math.Sqrt(ss/float64(len(d))) / math.Sqrt2
-}
-
-// diffs are the first differences of x.
-func diffs(x []float64) []float64 {
-	d := make([]float64, len(x)-1)
-	for i := range d {
-		d[i] = x[i+1] - x[i]
-	}
-	return d
-}
-
-// mad is the median absolute deviation from the median of xs (which it
-// reorders).
-func mad(xs []float64) float64 {
-	m := median(xs)
-	for i, v := range xs {
-		xs[i] = math.Abs(v - m)
-	}
-	return median(xs)
-}
-
-// median of xs, which it sorts; NaN for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return xs[n/2-1]/2 + xs[n/2]/2
-}
-
 // DefaultPenalty is the penalty Detect uses when c.Penalty is 0 (see the
 // package doc): 4·ln(n)·σ̂² for CostMean, σ̂ the series' robust noise
 // scale, and 6·ln(n) for CostMeanVar; 0 for a constant series and for
@@ -247,21 +163,28 @@ func detect(x []float64, c Config, s float64) ([]int, error) {
 	if c.Cost == CostMean {
 		pen = pen / s / s // the costs are in units of the noise variance
 	}
+	if c.Cost == CostMean {
+		return fpop(n, c.MinSize, pen, cost), nil
+	}
 	return pelt(n, c.MinSize, pen, cost), nil
 }
 
 // pelt is the pruned search of Killick, Fearnhead and Eckley (2012),
-// arranged as ruptures' Pelt with jump 1 arranges it so that the two
-// find the same changepoints: f[s] is the least penalised cost of x[0:s],
-// summed segment by segment from the left; a candidate start t is
-// admitted once s-t reaches minSize and dropped for good as soon as
-// f[t] + cost(t, s) exceeds f[s] (their pruning rule with K = 0, which
-// holds for both costs since splitting a segment never raises its cost).
+// arranged as ruptures' Pelt with jump 1 arranges it: f[s] is the least
+// penalised cost of x[0:s], summed segment by segment from the left; a
+// candidate start t is admitted once s-t reaches minSize. Their pruning
+// rule (K = 0: splitting a segment never raises its cost) drops t once
+// f[t] + cost(t, s) exceeds f[s], which is safe only when s is itself a
+// candidate for every later end; with segments of at least minSize it is
+// not until minSize points later, and dropping t at once can lose the
+// optimum (ruptures has that defect). Here t is dropped minSize points
+// after the first s that dominates it, which is exact.
 func pelt(n, minSize int, pen float64, c *coster) []int {
 	f := make([]float64, n+1)
 	last := make([]int, n+1) // start of the last segment of the best x[0:s]
 	adm := make([]int, 0, 64)
 	vals := make([]float64, 0, 64)
+	dominated := make([]int, n+1) // the first s that dominated t, 0 if none yet
 	for s := minSize; s <= n; s++ {
 		if t := s - minSize; t == 0 || t >= minSize {
 			adm = append(adm, t)
@@ -269,12 +192,7 @@ func pelt(n, minSize int, pen float64, c *coster) []int {
 		vals = vals[:0]
 		best, bestT := math.Inf(1), 0
 		for _, t := range adm {
-			var v float64
-			if c.model == CostMean {
-				v = f[t] + (c.sse(t, s) + pen)
-			} else {
-				v = f[t] + (c.meanVar(t, s) + pen)
-			}
+			v := f[t] + (c.cost(t, s) + pen)
 			vals = append(vals, v)
 			if v < best {
 				best, bestT = v, t
@@ -283,12 +201,21 @@ func pelt(n, minSize int, pen float64, c *coster) []int {
 		f[s], last[s] = best, bestT
 		keep := adm[:0]
 		for i, t := range adm {
-			if vals[i] <= best+pen {
+			if vals[i] > best+pen && dominated[t] == 0 {
+				dominated[t] = s
+			}
+			if dominated[t] == 0 || s+1 < dominated[t]+minSize {
 				keep = append(keep, t)
 			}
 		}
 		adm = keep
 	}
+	return backtrack(last, n)
+}
+
+// backtrack lists the changepoints of the best x[0:n] from the starts of
+// the last segments of the best prefixes.
+func backtrack(last []int, n int) []int {
 	var cps []int
 	for t := last[n]; t > 0; t = last[t] {
 		cps = append(cps, t)
@@ -324,6 +251,14 @@ func newCoster(x []float64, model Cost, noise float64) (*coster, error) {
 func (c *coster) sse(a, b int) float64 {
 	d := c.s1[b] - c.s1[a]
 	return max(c.s2[b]-c.s2[a]-d*d/float64(b-a), 0)
+}
+
+// cost is the segment cost of [a, b) of c's model.
+func (c *coster) cost(a, b int) float64 {
+	if c.model == CostMean {
+		return c.sse(a, b)
+	}
+	return c.meanVar(a, b)
 }
 
 // meanVar is the CostMeanVar cost of the segment [a, b).

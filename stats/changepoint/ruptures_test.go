@@ -55,6 +55,15 @@ func TestRupturesReference(t *testing.T) {
 	add("jit_warmup_low_pen", jitWarmup(8), 5, 0.25)
 	add("ramp_low_pen", rampSeries(9, 400, 300, 0.002, 0.001, 0.0001), 3, 0.25)
 	add("noise_low_pen", flatSeries(10, 200), 2, 0.1)
+	// Where ruptures is not exact: its Pelt drops a candidate as soon as
+	// another dominates it, before the dominating start is itself a
+	// candidate (segments of at least min_size), and on this spiky series
+	// (spikes of 5x and dips to 20% at 4% of the points each) that loses
+	// the optimum. Detect keeps the candidate until then; it must find a
+	// lower penalised cost than ruptures, and ruptures what the pruning at
+	// once (oldPelt) finds.
+	inexact := map[string]bool{"spiky_pruning": true}
+	add("spiky_pruning", spiky(2, 120, 0.04), 5, 1)
 
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.json"), filepath.Join(dir, "out.json")
@@ -102,6 +111,18 @@ func TestRupturesReference(t *testing.T) {
 		}
 		if got == nil {
 			got = []int{}
+		}
+		if inexact[c.Name] {
+			cfg := Config{MinSize: c.MinSize, Penalty: c.Pen}
+			_, sigma, _ := cfg.resolve(c.X)
+			cost, _ := newCoster(c.X, CostMean, sigma)
+			at := oldPelt(len(c.X), c.MinSize, c.Pen/sigma/sigma, cost)
+			if g, w := costOf(c.X, cfg, got), costOf(c.X, cfg, want); g >= w || !slices.Equal(at, want) {
+				t.Errorf("%s: Go %v (cost %.3f), ruptures %v (cost %.3f), pruning at once %v: want Go below ruptures, and ruptures as the pruning at once",
+					c.Name, got, g, want, w, at)
+			}
+			t.Logf("%s: Go %v, ruptures %v (the optimum lost by pruning at once)", c.Name, got, want)
+			continue
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s (n=%d, min_size=%d, pen=%g): Go %v, ruptures %v", c.Name, len(c.X), c.MinSize, c.Pen, got, want)

@@ -18,6 +18,20 @@ func levels(r *rand.Rand, n int, sd float64, level func(i int) float64) []float6
 	return x
 }
 
+// ar1 returns the series level(i) + e_i, e an AR(1) process of
+// coefficient phi and stationary deviation sd, started stationary.
+func ar1(r *rand.Rand, n int, phi, sd float64, level func(i int) float64) []float64 {
+	x := make([]float64, n)
+	e := r.NormFloat64()
+	for i := range x {
+		if i > 0 {
+			e = phi*e + math.Sqrt(1-phi*phi)*r.NormFloat64()
+		}
+		x[i] = level(i) + sd*e
+	}
+	return x
+}
+
 // flatSeries is pure noise around 1000.
 func flatSeries(seed uint64, n int) []float64 {
 	return levels(newRand(seed), n, 30, func(int) float64 { return 1000 })

@@ -5,8 +5,9 @@
 // # Steady state
 //
 // [Analyze] classifies two series of a cell with [changepoint.Classify]
-// (PELT with twice Schwarz's penalty, then neighbouring segments at the
-// same level merged): throughput (requests per second of each interval)
+// (isolated outliers marked and left out, an exact changepoint search
+// with twice Schwarz's penalty, then neighbouring segments at the same
+// level merged): throughput (requests per second of each interval)
 // and p99 (the p99 of each interval; an interval without a completed
 // request counts as a stall as long as the interval). The classes are
 // Barrett et al.'s: flat, warm-up, slowdown, no steady state. Two levels
@@ -16,9 +17,11 @@
 //
 // The kept window is steady in a series when it lies in the series'
 // final steady segment, no changepoint falls inside it, and its drift
-// (the mean of its last third against the mean of its first third) is
-// within the band: the batch's noise band or three standard errors of
-// the series' own noise, whichever is larger. The steady_state fairness
+// (the mean of its last third against the mean of its first third,
+// relative to the first, outliers left out) is within the band: the
+// batch's noise band or three standard errors of the series' own
+// long-run noise, whichever is larger. [Classify] runs the same analysis
+// on any series (yardstick steady). The steady_state fairness
 // check fails a cell whose kept window is not steady in either series.
 //
 // # Noise
@@ -204,6 +207,9 @@ func grouped(x []float64, g int, dir changepoint.Direction, from, to int, band f
 	for i := range s.Changepoints {
 		s.Changepoints[i] *= g
 	}
+	for i := range s.Outliers {
+		s.Outliers[i] *= g
+	}
 	if s.SteadyStart > 0 {
 		s.SteadyStart *= g
 	}
@@ -216,25 +222,78 @@ func grouped(x []float64, g int, dir changepoint.Direction, from, to int, band f
 // stays fast; its changepoints are then multiples of the group's length.
 const MaxPoints = 3000
 
+// A Classified series is what Classify finds in it, in the series' own
+// indexes.
+type Classified struct {
+	// Class is flat, warmup, slowdown or no_steady_state.
+	Class string
+	// Changepoints are where a new level starts; SteadyStart where the
+	// level reached the band of its final level, -1 for no steady state.
+	Changepoints []int
+	SteadyStart  int
+	// Outliers are the isolated outliers left out of the segmentation.
+	Outliers []int
+	// Noise is the series' robust long-run noise scale, in its units (of
+	// a group's mean when Group > 1).
+	Noise float64
+	// Group is how many points make one point of the classified series:
+	// 1 up to MaxPoints points, more beyond (indexes are then multiples of
+	// it).
+	Group int
+}
+
+// Classify classifies a series as Analyze classifies a cell's
+// throughput: changepoint.Classify with the noise band band (at least
+// changepoint.DefaultRelTol), and in groups of points beyond MaxPoints.
+func Classify(x []float64, dir changepoint.Direction, band float64) (Classified, error) {
+	r, _, k, err := classify(x, dir, band)
+	if err != nil {
+		return Classified{}, err
+	}
+	c := Classified{Class: r.Class, Changepoints: scale(r.Changepoints, k), SteadyStart: r.SteadyStart, Outliers: scale(r.Outliers, k), Noise: r.Noise, Group: k}
+	if c.SteadyStart > 0 {
+		c.SteadyStart *= k
+	}
+	return c, nil
+}
+
+// classify classifies x in groups of k points, k the fewest that make at
+// most MaxPoints, and returns the grouped series too.
+func classify(x []float64, dir changepoint.Direction, band float64) (changepoint.Result, []float64, int, error) {
+	k := max(1, (len(x)+MaxPoints-1)/MaxPoints)
+	xs := coarsen(x, k)
+	r, err := changepoint.Classify(xs, changepoint.Options{Direction: dir, RelTol: max(band, changepoint.DefaultRelTol)})
+	return r, xs, k, err
+}
+
+// scale multiplies indexes by k, into a new slice (empty, not nil).
+func scale(idx []int, k int) []int {
+	out := make([]int, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, i*k)
+	}
+	return out
+}
+
 // series classifies x and places the window x[from:to] in it.
 func series(x []float64, dir changepoint.Direction, from, to int, band float64) (pipeline.SeriesSteady, error) {
-	k := (len(x) + MaxPoints - 1) / MaxPoints
-	x, from, to = coarsen(x, k), from/k, (to+k-1)/k
-	relTol := max(band, changepoint.DefaultRelTol)
-	r, err := changepoint.Classify(x, changepoint.Options{Direction: dir, RelTol: relTol})
+	r, xs, k, err := classify(x, dir, band)
 	if err != nil {
 		return pipeline.SeriesSteady{}, err
 	}
-	w, err := r.Window(x, from, to)
+	from, to = from/k, (to+k-1)/k
+	w, err := r.Window(xs, from, to)
 	if err != nil {
 		return pipeline.SeriesSteady{}, err
 	}
 	s := pipeline.SeriesSteady{
-		Class: r.Class, Changepoints: []int{}, SteadyStart: r.SteadyStart,
+		Class: r.Class, Changepoints: scale(r.Changepoints, k), SteadyStart: r.SteadyStart,
 		KeptChange: finite(w.Change), KeptBand: w.Band,
 	}
+	if len(r.Outliers) > 0 {
+		s.Outliers = scale(r.Outliers, k)
+	}
 	for _, c := range r.Changepoints {
-		s.Changepoints = append(s.Changepoints, c*k)
 		if from < c && c < to {
 			s.KeptChangepoint = true
 		}
