@@ -105,6 +105,9 @@ func loadPlan(ctx context.Context, env *cliEnv, arg string, pf *planFlags) (*pip
 	if err != nil {
 		return nil, nil, err
 	}
+	// One deadline for the evaluation, the checks and the expansion.
+	ctx, cancel := validate.Deadline(ctx, vopts)
+	defer cancel()
 	res, err := validate.Load(ctx, env.wd, arg, vopts)
 	if err != nil {
 		return nil, nil, err
@@ -117,8 +120,11 @@ func loadPlan(ctx context.Context, env *cliEnv, arg string, pf *planFlags) (*pip
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := plan.Expand(res.Definition, e, opts)
-	return p, res.Definition, err
+	p, err := plan.Expand(ctx, res.Definition, e, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan %s: %w", arg, err)
+	}
+	return p, res.Definition, nil
 }
 
 func runPlan(ctx context.Context, env *cliEnv, args []string) error {

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -17,6 +19,8 @@ import (
 
 // checker carries one batch through the checks.
 type checker struct {
+	ctx      context.Context
+	err      error // ctx ended during a check: the findings are incomplete
 	e        *schema.Experiment
 	b        *schema.Batch
 	m        Machine
@@ -491,28 +495,49 @@ func checkPorts(c *checker) {
 }
 
 // checkMatrix: include/exclude keys exist and match something, and the
-// trimmed matrix is not empty.
+// trimmed matrix is not empty. The cells are walked once for all rules
+// (schema.CountRules), under the evaluation's deadline.
 func checkMatrix(c *checker) {
 	bad := false
-	rules := func(kind string, rs []schema.Match) {
+	known := func(kind string, rs []schema.Match) {
 		for i, r := range rs {
-			at := c.pos(kind, strconv.Itoa(i))
-			ok := true
 			for k := range r {
 				if !slices.Contains(schema.MatchKeys, k) {
-					c.add(Error, "matrix", at, "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(schema.MatchKeys, ", "))
-					ok, bad = false, true
+					c.add(Error, "matrix", c.pos(kind, strconv.Itoa(i)), "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(schema.MatchKeys, ", "))
+					bad = true
 				}
-			}
-			if ok && schema.RuleMatches(c.b, r) == 0 {
-				c.add(Warning, "matrix", at, "%s rule %s matches no cell", kind, ruleText(r))
 			}
 		}
 	}
-	rules("include", c.b.Include)
-	rules("exclude", c.b.Exclude)
+	known("include", c.b.Include)
+	known("exclude", c.b.Exclude)
+	if bad {
+		return
+	}
+	rc, err := schema.CountRules(c.ctx, c.b)
+	if err != nil {
+		if c.ctx.Err() != nil && errors.Is(err, context.Cause(c.ctx)) {
+			c.err = err
+			return
+		}
+		at := c.pos("exclude")
+		if len(c.b.Include) > 0 {
+			at = c.pos("include")
+		}
+		c.add(Error, "matrix", at, "%v", err)
+		return
+	}
+	unmatched := func(kind string, rs []schema.Match, n []int) {
+		for i, r := range rs {
+			if n[i] == 0 {
+				c.add(Warning, "matrix", c.pos(kind, strconv.Itoa(i)), "%s rule %s matches no cell", kind, ruleText(r))
+			}
+		}
+	}
+	unmatched("include", c.b.Include, rc.Include)
+	unmatched("exclude", c.b.Exclude, rc.Exclude)
 	hasPoints := len(c.b.Workload.Concurrency)+len(c.b.Workload.Rate) > 0
-	if !bad && hasPoints && schema.CellCount(c.b) == 0 {
+	if hasPoints && rc.Kept == 0 {
 		c.add(Error, "matrix", c.pos(), "no cell left after include/exclude")
 	}
 }

@@ -103,16 +103,24 @@ func (o Options) maxCells() int {
 	return DefaultMaxCells
 }
 
-// Load loads the definition named by arg (relative to wd) and checks it.
-// An error is returned only when the files cannot be read or the
-// evaluation is interrupted (ctx) or times out; problems with their
-// content are findings.
-func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
+// Deadline bounds ctx by the evaluation timeout of o, with a cause that
+// names the flag that raises it. Load applies it; a caller that does more
+// with the definition under the same deadline (plan expands it) applies it
+// around both.
+func Deadline(ctx context.Context, o Options) (context.Context, context.CancelFunc) {
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
+	return context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
+}
+
+// Load loads the definition named by arg (relative to wd) and checks it.
+// An error is returned only when the files cannot be read or the
+// evaluation or the checks are interrupted (ctx), time out or exceed the
+// memory bound; problems with their content are findings.
+func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
+	ctx, cancel := Deadline(ctx, o)
 	defer cancel()
 	def, err := schema.LoadContext(ctx, wd, arg, o.Tags)
 	if err != nil {
@@ -122,7 +130,11 @@ func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
 		}
 		return &Result{Findings: fromProblems(probs)}, nil
 	}
-	return &Result{Definition: def, Findings: Check(def, o)}, nil
+	fs, err := Check(ctx, def, o)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", arg, err)
+	}
+	return &Result{Definition: def, Findings: fs}, nil
 }
 
 func fromProblems(ps schema.Problems) []Finding {
@@ -139,8 +151,9 @@ func fromProblems(ps schema.Problems) []Finding {
 
 // Check runs every static check on a decoded definition. An experiment
 // over the cell cap gets that one finding: its other checks would expand
-// the matrix that the cap refuses.
-func Check(def *schema.Definition, o Options) []Finding {
+// the matrix that the cap refuses. It returns ctx's cause when ctx ends
+// before the checks do.
+func Check(ctx context.Context, def *schema.Definition, o Options) ([]Finding, error) {
 	var fs []Finding
 	for _, e := range def.Experiments {
 		if f, over := checkCap(e, o.maxCells()); over {
@@ -148,9 +161,12 @@ func Check(def *schema.Definition, o Options) []Finding {
 			continue
 		}
 		for _, b := range e.Batches {
-			c := &checker{e: e, b: b, m: o.Machine}
+			c := &checker{ctx: ctx, e: e, b: b, m: o.Machine}
 			for _, check := range batchChecks {
 				check(c)
+				if c.err != nil {
+					return nil, c.err
+				}
 			}
 			fs = append(fs, c.findings...)
 		}
@@ -161,7 +177,7 @@ func Check(def *schema.Definition, o Options) []Finding {
 		}
 		return fs[i].Msg < fs[j].Msg
 	})
-	return fs
+	return fs, nil
 }
 
 // checkCap counts an experiment's cells from its axes' lengths, before
