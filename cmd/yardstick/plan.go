@@ -26,6 +26,7 @@ func init() {
 // defFlags are the limits every verb that evaluates a definition shares.
 type defFlags struct {
 	evalTimeout time.Duration
+	evalMemory  int
 	maxCells    int
 	tags        tagFlag
 }
@@ -40,6 +41,7 @@ func addDefFlags(fs *flag.FlagSet) *defFlags {
 	df := &defFlags{}
 	fs.Var(&df.tags, "t", "key=value: inject value into the definition's fields marked @tag(key), as cue -t does (repeatable)")
 	fs.DurationVar(&df.evalTimeout, "eval-timeout", validate.DefaultTimeout, "give up evaluating a definition after this long")
+	fs.IntVar(&df.evalMemory, "eval-memory", validate.DefaultMemory>>20, "give up evaluating a definition whose heap grows past this many MiB")
 	fs.IntVar(&df.maxCells, "max-cells", validate.DefaultMaxCells, "refuse an experiment with more cells than this (counted before include/exclude)")
 	return df
 }
@@ -51,11 +53,14 @@ func (df *defFlags) options() (validate.Options, error) {
 	if df.maxCells <= 0 {
 		return validate.Options{}, usagef("--max-cells must be positive")
 	}
+	if df.evalMemory <= 0 || df.evalMemory > 1<<20 {
+		return validate.Options{}, usagef("--eval-memory must be between 1 and %d MiB", 1<<20)
+	}
 	tags, err := schema.ParseTags(df.tags)
 	if err != nil {
 		return validate.Options{}, usagef("%v", err)
 	}
-	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout, Tags: tags}, nil
+	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout, Tags: tags, Memory: int64(df.evalMemory) << 20}, nil
 }
 
 // planFlags are the flags plan, diff and run share.

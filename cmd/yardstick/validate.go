@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"yardstick/stages/validate"
@@ -39,8 +40,10 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 		res, err := validate.Load(ctx, env.wd, a, opts)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "%v\n", err)
-			if ctx.Err() != nil {
-				return errPrinted // interrupted: check no further definition
+			if ctx.Err() != nil || errors.Is(err, validate.ErrMemory) {
+				// interrupted, or an evaluation that cannot be stopped
+				// still runs: check no further definition
+				return errPrinted
 			}
 			invalid = true
 			continue

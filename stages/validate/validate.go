@@ -94,6 +94,16 @@ type Options struct {
 	Timeout time.Duration
 	// Tags are injected into the fields marked @tag (-t key=value).
 	Tags []schema.Tag
+	// Memory bounds the heap of the evaluation and the checks, in bytes;
+	// 0 means DefaultMemory.
+	Memory int64
+}
+
+func (o Options) memory() int64 {
+	if o.Memory > 0 {
+		return o.Memory
+	}
+	return DefaultMemory
 }
 
 func (o Options) maxCells() int {
@@ -122,6 +132,8 @@ func Deadline(ctx context.Context, o Options) (context.Context, context.CancelFu
 func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
 	ctx, cancel := Deadline(ctx, o)
 	defer cancel()
+	ctx, stop := watchMemory(ctx, o.memory())
+	defer stop()
 	def, err := schema.LoadContext(ctx, wd, arg, o.Tags)
 	if err != nil {
 		probs, ok := err.(schema.Problems)
