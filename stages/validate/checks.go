@@ -271,6 +271,24 @@ var gcSelectFlags = []string{
 	"UseShenandoahGC", "UseEpsilonGC", "UseConcMarkSweepGC",
 }
 
+// optionFiles are JVM flags that read further options from a file: any
+// knob could be set there, out of validate's sight.
+var optionFiles = []struct{ prefix, what string }{
+	{"@", "a java launcher argument file"},
+	{"-XX:VMOptionsFile=", "a VM options file"},
+	{"-XX:Flags=", "a VM flags file"},
+}
+
+// optionFile returns what the JVM flag f reads options from, or "".
+func optionFile(f string) string {
+	for _, of := range optionFiles {
+		if strings.HasPrefix(f, of.prefix) {
+			return of.what
+		}
+	}
+	return ""
+}
+
 // ownedFlag returns the knob that owns the JVM flag f, or "".
 func ownedFlag(f string) string {
 	for _, kf := range knobFlags {
@@ -315,6 +333,9 @@ func checkKinds(c *checker) {
 					if knob := ownedFlag(f); knob != "" {
 						c.add(Error, "kinds", at("flags"), "target %s: flag %s overrides the %s knob; set %s instead", t.Name, f, knob, knob)
 					}
+					if what := optionFile(f); what != "" {
+						c.add(Error, "kinds", at("flags"), "target %s: flag %s reads JVM options from %s, where heap, gc and processors could be set behind their knobs; give the flags themselves", t.Name, f, what)
+					}
 				}
 			}
 			for k := range t.Properties {
@@ -327,12 +348,50 @@ func checkKinds(c *checker) {
 				c.add(Error, "kinds", at(), "target %s: a %s target needs cmd", t.Name, t.Kind)
 			}
 		}
-		for k := range t.Env {
+		for k, v := range t.Env {
 			if knob, ok := knobEnv[t.Kind][k]; ok {
 				c.add(Error, "kinds", at("env", k), "target %s: env %s overrides the %s knob; set %s instead", t.Name, k, knob, knob)
 			}
+			if k == "GODEBUG" && t.Kind == "go" && godebugSets(v, "gctrace") {
+				c.add(Error, "kinds", at("env", k), "target %s: env GODEBUG sets gctrace, which the gcLog knob owns; set gcLog instead", t.Name)
+			}
 		}
 	}
+	checkEnvNames(c)
+}
+
+// checkEnvNames: every env key of a target or service is a variable name.
+// A key with '=' would be read by the process as another variable ("A=B":
+// "c" is A set to "B=c"), which is how a knob's variable could be set
+// behind the check above.
+func checkEnvNames(c *checker) {
+	check := func(what, name string, env map[string]string, path ...string) {
+		for k, v := range env {
+			at := c.pos(append(path, "env", k)...)
+			switch name0, rest, eq := strings.Cut(k, "="); {
+			case eq:
+				c.add(Error, "kinds", at, "%s %s: env key %q contains '=': the process would read it as %s set to %q; use the variable's own name as the key", what, name, k, name0, rest+"="+v)
+			case k == "" || strings.ContainsRune(k, 0):
+				c.add(Error, "kinds", at, "%s %s: env key %q is not a variable name", what, name, k)
+			}
+		}
+	}
+	for _, t := range c.b.Targets {
+		check("target", t.Name, t.Env, "targets", t.Name)
+	}
+	for _, s := range c.b.Services {
+		check("service", s.Name, s.Env, "services", s.Name)
+	}
+}
+
+// godebugSets reports whether the GODEBUG value v has a setting named key.
+func godebugSets(v, key string) bool {
+	for kv := range strings.SplitSeq(v, ",") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(kv), "="); name == key {
+			return true
+		}
+	}
+	return false
 }
 
 // checkHeaps: every JVM target declares its heap (Xms = Xmx), so that
