@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"yardstick/pipeline"
 
@@ -460,8 +462,16 @@ func checkWorkload(c *checker) {
 	if r.Vary != nil && r.Vary.Max < r.Vary.Min {
 		c.add(Error, "workload", c.pos("workload", "request", "vary"), "request.vary: max %d is below min %d", r.Vary.Max, r.Vary.Min)
 	}
+	if i := strings.IndexFunc(r.Path, badPathRune); i >= 0 {
+		bad, _ := utf8.DecodeRuneInString(r.Path[i:])
+		c.add(Error, "workload", c.pos("workload", "request", "path"), "request.path %q has %q at byte %d: a space or control character would break the request line of every cell; percent-encode it", r.Path, bad, i)
+	}
 	checkHeaders(c, r.Headers)
 }
+
+// badPathRune reports runes a request path may not hold as they are: a
+// space or a control character (CR and LF would end the request line).
+func badPathRune(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsControl(r) }
 
 // ownedHeaders are the request headers the load generator writes itself:
 // a definition that sets them would send two, or a wrong body length.
@@ -489,6 +499,10 @@ var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 // loopback only.
 func checkReady(c *checker) {
 	check := func(what string, p *schema.Process, path ...string) {
+		if strings.IndexFunc(p.Ready, badPathRune) >= 0 {
+			c.add(Error, "ready", c.pos(append(path, "ready")...), "%s %s: ready %q has a space or control character; percent-encode it", what, p.Name, p.Ready)
+			return
+		}
 		if strings.HasPrefix(p.Ready, "/") {
 			return
 		}
