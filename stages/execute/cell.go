@@ -382,7 +382,7 @@ func (c *cellRun) accessLog(requests int64) *pipeline.LogStats {
 func (c *cellRun) verdict() error {
 	switch l := c.cp.Load; {
 	case c.t.p.Exited():
-		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), tail(c.t.stderr))
+		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), c.t.stderrTail())
 	case l.Requests == 0:
 		return noResponse(l)
 	}

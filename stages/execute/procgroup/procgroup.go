@@ -47,6 +47,7 @@ type Spec struct {
 type Process struct {
 	Cmd     *exec.Cmd
 	Started time.Time // just before fork
+	owner   string    // the OwnerEnv value of this start
 	done    chan struct{}
 	waitErr error
 	mu      sync.Mutex
@@ -58,7 +59,8 @@ func Start(s Spec) (*Process, error) {
 		return nil, errors.New("start: empty command")
 	}
 	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
-	cmd.Env = append(os.Environ(), s.Env...)
+	owner := newOwner()
+	cmd.Env = append(append(os.Environ(), s.Env...), OwnerEnv+"="+owner)
 	cmd.Dir = s.Dir
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = s.Stdout, s.Stderr, s.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -70,7 +72,7 @@ func Start(s Spec) (*Process, error) {
 			return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
 		}
 	}
-	p := &Process{Cmd: cmd, done: make(chan struct{})}
+	p := &Process{Cmd: cmd, owner: owner, done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		// This goroutine owns its thread until the child is reaped: the
@@ -176,6 +178,9 @@ type StopReport struct {
 	// Lingering: processes of the group were still alive groupGoneWait
 	// after the leader was reaped.
 	Lingering bool
+	// Leftovers are the processes of the start that outlived its group
+	// (they had left it, with setsid for example) and were killed.
+	Leftovers []Member
 }
 
 // Stop ends the process group: SIGTERM, then SIGKILL after grace if the
@@ -198,9 +203,11 @@ func (p *Process) Stop(grace time.Duration) StopReport {
 	deadline := time.Now().Add(groupGoneWait)
 	for GroupAlive(p.PID()) && time.Now().Before(deadline) {
 		_ = p.Signal(syscall.SIGKILL)
+		reapGroupZombies(p.PID())
 		time.Sleep(5 * time.Millisecond)
 	}
 	rep.Lingering = GroupAlive(p.PID())
+	rep.Leftovers = p.killLeftovers()
 	return rep
 }
 
