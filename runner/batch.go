@@ -123,7 +123,7 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 	}
 	fmt.Fprintf(o.Stderr, "run directory: %s\nbatch %s on node %s\n", rd.Root, batch, run.Node)
 	sum, err := execute.Run(ctx, rd, sub, execute.Options{
-		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts,
+		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts, AllowDrift: allowDrift,
 	})
 	if err != nil {
 		return fmt.Errorf("run %s, batch %s: %w", rd.Root, batch, err)

@@ -56,6 +56,10 @@ type Options struct {
 	// Hosts are the hosts of the two-host batches, resolved; see
 	// execute.Options.Hosts.
 	Hosts *hosts.Pair
+	// AllowDrift (run --resume, rerun --allow-drift) lets a build step
+	// make other files than the lock records; see
+	// execute.Options.AllowDrift.
+	AllowDrift bool
 }
 
 // ErrReported says the run ended badly (interrupted, a cell failed, or a
@@ -129,7 +133,7 @@ func Execute(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Optio
 	defer unlock()
 	fmt.Fprintf(o.Stderr, "run directory: %s\n", rd.Root)
 	sum, err := execute.Run(ctx, rd, p, execute.Options{
-		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts,
+		Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts, AllowDrift: o.AllowDrift,
 	})
 	if err != nil {
 		return fmt.Errorf("run %s: %w", rd.Root, err)

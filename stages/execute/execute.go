@@ -56,6 +56,10 @@ type Options struct {
 	// BuildTimeout bounds each build step (default 15 minutes): a build
 	// that hangs fails its cells instead of the run.
 	BuildTimeout time.Duration
+	// AllowDrift lets a build step on resume make other files than the
+	// run's lock records (the drift is recorded in lock.json's
+	// resume_drift); without it the run stops (ErrBuildDrift).
+	AllowDrift bool
 	// LogCap is the most each stdout.log and stderr.log of a target or
 	// service keeps; 0 means DefaultLogCap.
 	LogCap int64
@@ -259,7 +263,7 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procg
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return started, err
 		}
-		if err := r.build(ctx, "service-"+b.Name+"-"+s.Name, &s); err != nil {
+		if err := r.build(ctx, "service-"+b.Name+"-"+s.Name, b.Name, "service "+s.Name, &s); err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
 		if err := portFree(r.targetDial(b, portProbeTimeout), s.Port); err != nil {
@@ -334,8 +338,9 @@ func (r *runner) resolvePath(procDir, p string) string {
 	return filepath.Join(r.dir(procDir), p)
 }
 
-// build runs a process's build step once per run and key.
-func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) error {
+// build runs a process's build step once per run and key, then hashes
+// what it built into lock.json (recordBuilt).
+func (r *runner) build(ctx context.Context, key, batch, owner string, p *pipeline.Process) error {
 	if len(p.Build) == 0 {
 		return nil
 	}
@@ -360,6 +365,8 @@ func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) err
 		}
 		if werr != nil {
 			err = fmt.Errorf("build step %s: %v; log %s: %s", strings.Join(p.Build, " "), werr, logPath, tail(logPath))
+		} else {
+			err = r.recordBuilt(batch, owner, p)
 		}
 	}
 	if ctx.Err() == nil {

@@ -72,6 +72,9 @@ func (r *runner) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeli
 	if errors.Is(err, errInterrupted) {
 		return nil
 	}
+	if errors.Is(err, ErrBuildDrift) {
+		return err // the run stops; its cells stay pending
+	}
 	if err != nil {
 		return r.failAll(cells, "", err)
 	}
@@ -97,7 +100,7 @@ func (r *runner) newStart(ctx context.Context, b *pipeline.Batch, first *pipelin
 	if v == nil {
 		return nil, fmt.Errorf("plan: variant %s not in batch %s", first.Variant, b.Name)
 	}
-	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, &v.Process); err != nil {
+	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, b.Name, v.Label, &v.Process); err != nil {
 		return nil, interrupted(ctx, err)
 	}
 	cpus, err := cpuset.Parse(b.Placement.Target)
