@@ -2,10 +2,13 @@ package execute
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"yardstick/stages/execute/procgroup"
 )
@@ -63,6 +66,27 @@ func socketHolder(pids []int, inodes map[string]bool) (int, bool) {
 	return 0, false
 }
 
+// errNoListener: nothing listens on the port (yet: a target whose ready
+// URL is on another port may bind its own port a moment later).
+var errNoListener = errors.New("ready, but no socket listens on port")
+
+// listenerWait bounds how long awaitListener waits for the port to be
+// bound after ready.
+const listenerWait = 5 * time.Second
+
+// awaitListener runs checkListener until a socket listens on port (for at
+// most listenerWait) and returns its verdict.
+func awaitListener(ctx context.Context, p *procgroup.Process, port int) error {
+	deadline := time.Now().Add(listenerWait)
+	for {
+		err := checkListener(p, port)
+		if !errors.Is(err, errNoListener) || time.Now().After(deadline) || ctx.Err() != nil || p.Exited() {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // checkListener fails unless a process of p's start holds the socket
 // listening on port.
 func checkListener(p *procgroup.Process, port int) error {
@@ -71,7 +95,7 @@ func checkListener(p *procgroup.Process, port int) error {
 		return err
 	}
 	if len(inodes) == 0 {
-		return fmt.Errorf("ready, but no socket listens on port %d in /proc/net/tcp: the answer did not come from this target", port)
+		return fmt.Errorf("%w %d in /proc/net/tcp", errNoListener, port)
 	}
 	owned, err := p.Owned()
 	if err != nil {

@@ -253,7 +253,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	}
 	if err == nil && !b.Placement.TwoHost() {
 		// On another host, /proc here does not see the target's sockets.
-		err = checkListener(p, v.Port)
+		err = awaitListener(ctx, p, v.Port)
 	}
 	if err != nil {
 		err = fmt.Errorf("target %s: %w; stderr: %s", v.Label, err, t.stderrTail())
