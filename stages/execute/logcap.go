@@ -1,10 +1,13 @@
 package execute
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // DefaultLogCap is how much of a target's or service's stdout and stderr
@@ -57,6 +60,9 @@ func (l *cappedLog) copy() {
 	}
 	buf := make([]byte, 64<<10)
 	for {
+		if written >= l.limit && l.discard() {
+			return
+		}
 		n, err := l.r.Read(buf)
 		if keep := min(int64(n), max(l.limit-written, 0)); keep > 0 {
 			if _, werr := l.f.Write(buf[:keep]); werr != nil {
@@ -70,6 +76,37 @@ func (l *cappedLog) copy() {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// discard drains the pipe past the cap with splice(2) into /dev/null, so
+// that a target flooding its output costs yardstick (pinned beside the
+// load generator) no copying. It reports false when splice is refused,
+// and the caller reads and discards instead.
+func (l *cappedLog) discard() bool {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer null.Close()
+	rc, err := l.r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	for {
+		var n int64
+		var serr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, serr = unix.Splice(int(fd), nil, int(null.Fd()), nil, 1<<20, unix.SPLICE_F_NONBLOCK)
+			return !errors.Is(serr, unix.EAGAIN)
+		})
+		switch {
+		case errors.Is(serr, unix.EINVAL) || errors.Is(serr, unix.ENOSYS):
+			return false
+		case err != nil || serr != nil || n == 0:
+			return true // closed, or every writer gone
+		}
+		l.dropped.Add(n)
 	}
 }
 
