@@ -1,7 +1,10 @@
 // Package procgroup starts and stops the processes a run owns: targets,
 // services and the load generator. Each runs in its own process group,
 // pinned to its CPU set from the moment it is forked, and dies with
-// yardstick (PR_SET_PDEATHSIG) if yardstick is killed.
+// yardstick (PR_SET_PDEATHSIG) if yardstick is killed. Every process
+// carries its start's owner mark in its environment, so that a descendant
+// that left the group is still found, killed and reported when the start
+// stops (owned.go).
 //
 // Start forks from an OS thread that does nothing else: that thread's CPU
 // affinity is set to the CPU set first, so the child inherits it (every
