@@ -291,6 +291,19 @@ type StartRecord struct {
 	Error      string     `json:"error,omitempty"`
 	// Hosts says where a two-host batch's start ran; nil on one host.
 	Hosts *StartHosts `json:"hosts,omitempty"`
+	// Leftovers are processes of the start that outlived its process
+	// group's stop (they had left the group) and were killed.
+	Leftovers []LeftoverProcess `json:"leftovers,omitempty"`
+	// StdoutDropped and StderrDropped count the bytes the target wrote
+	// past the log cap: read and discarded, not in the log.
+	StdoutDropped int64 `json:"stdout_dropped_bytes,omitempty"`
+	StderrDropped int64 `json:"stderr_dropped_bytes,omitempty"`
+}
+
+// A LeftoverProcess is one process a start left behind.
+type LeftoverProcess struct {
+	PID int    `json:"pid"`
+	Cmd string `json:"cmd"`
 }
 
 // StartHosts are the hosts of a start of a two-host batch, as run was

@@ -1,6 +1,10 @@
 package pipeline
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
 
 // LockVersion is the version of lock.json.
 const LockVersion = 1
@@ -35,6 +39,11 @@ type Binary struct {
 	SHA256   string `json:"sha256,omitempty"`
 	Size     int64  `json:"size"`
 	Error    string `json:"error,omitempty"`
+	// Build: the owner has a build step, which makes or changes this
+	// file, so it is hashed once the step has run in this run (empty
+	// until then) and not before: a hash taken before the build would
+	// be of an old file, or of none.
+	Build bool `json:"build,omitempty"`
 }
 
 // Key identifies a binary across runs.
@@ -75,16 +84,13 @@ func (l *Lock) Diff(now *Lock) []Drift {
 	}
 	seen := map[string]bool{}
 	desc := func(b Binary) string { return b.Owner + " " + b.Role + " " + b.Path }
-	state := func(b Binary) string {
-		if b.Error != "" {
-			return b.Error
-		}
-		return "sha256 " + b.SHA256
-	}
+	state := Binary.state
 	for _, b := range l.Binaries {
 		seen[b.Key()] = true
 		n, ok := cur[b.Key()]
 		switch {
+		case ok && (b.Build || n.Build):
+			// compared after the build step (CheckBuilt)
 		case !ok:
 			out = append(out, Drift{What: "binary", Item: desc(b), Was: state(b), Now: "not in the plan"})
 		case n.SHA256 != b.SHA256 || n.Error != b.Error:
@@ -136,4 +142,58 @@ func (d *RunDir) ReadEnvironment() (*Environment, error) {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// CheckBuilt compares a binary hashed after its owner's build step with
+// the lock's entry for it: an entry not hashed yet takes it; one hashed
+// before (by an earlier session of this run, or the run a rerun reruns)
+// must be equal, or the drift is returned.
+func (l *Lock) CheckBuilt(now Binary) (Drift, bool) {
+	for i := range l.Binaries {
+		b := &l.Binaries[i]
+		if b.Key() != now.Key() {
+			continue
+		}
+		if !b.Build || (b.SHA256 == "" && b.Error == "") {
+			// not hashed yet, or hashed before its build by an older
+			// yardstick: this is the first hash that counts
+			*b = now
+			return Drift{}, false
+		}
+		if b.SHA256 == now.SHA256 && b.Error == now.Error {
+			return Drift{}, false
+		}
+		return Drift{What: "binary", Item: b.Owner + " " + b.Role + " " + b.Path + " (after its build step)", Was: b.state(), Now: now.state()}, true
+	}
+	l.Binaries = append(l.Binaries, now)
+	return Drift{}, false
+}
+
+func (b Binary) state() string {
+	if b.Error != "" {
+		return b.Error
+	}
+	return "sha256 " + b.SHA256
+}
+
+// UpdateLock reads lock.json, lets fn change it and writes it back, under
+// an exclusive flock(2) of .lock-json: the tasks of a run's batches record
+// their built binaries in the one file side by side.
+func (d *RunDir) UpdateLock(fn func(*Lock) error) error {
+	f, err := os.OpenFile(d.Path(".lock-json"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("lock lock.json: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock lock.json: %w", err)
+	}
+	l, err := d.ReadLock()
+	if err != nil {
+		return err
+	}
+	if err := fn(l); err != nil {
+		return err
+	}
+	return d.WriteLock(l)
 }

@@ -122,7 +122,7 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 		return err
 	}
 	fmt.Fprintf(o.Stderr, "run directory: %s\nbatch %s on node %s\n", rd.Root, batch, run.Node)
-	sum, err := runCells(ctx, rd, sub, o)
+	sum, err := runCells(ctx, rd, sub, allowDrift, o)
 	if err != nil {
 		return fmt.Errorf("run %s, batch %s: %w", rd.Root, batch, err)
 	}

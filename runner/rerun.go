@@ -60,6 +60,7 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 		return nil, nil, err
 	}
 	current.RerunOf, current.Drift = old.ID(), drift
+	carryBuilt(lock, current)
 	if err := rd.WriteLock(current); err != nil {
 		return nil, nil, err
 	}
@@ -136,4 +137,21 @@ func copySources(from, to *pipeline.RunDir) error {
 		}
 		return writeSource(to, rel, b)
 	})
+}
+
+// carryBuilt gives the new lock the hashes the old run recorded for the
+// files its build steps made: the rerun's builds must make the same files
+// (execute checks them after each build step).
+func carryBuilt(old, current *pipeline.Lock) {
+	was := map[string]pipeline.Binary{}
+	for _, b := range old.Binaries {
+		if b.Build {
+			was[b.Key()] = b
+		}
+	}
+	for i, b := range current.Binaries {
+		if o, ok := was[b.Key()]; ok && b.Build && b.SHA256 == "" && b.Error == "" {
+			current.Binaries[i] = o
+		}
+	}
 }

@@ -25,9 +25,10 @@ var decidedMetrics = []string{"throughput", "latency_p99"}
 
 // runCells runs the plan's cells without a checkpoint: the batches with a
 // fixed number of repeats in one pass, then each batch with adaptive
-// repeats round by round.
-func runCells(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Options) (execute.Summary, error) {
-	eo := execute.Options{Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts}
+// repeats round by round. allowDrift lets a rebuilt binary differ from
+// the lock (execute.Options.AllowDrift).
+func runCells(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, allowDrift bool, o Options) (execute.Summary, error) {
+	eo := execute.Options{Self: o.Self, Workdir: o.Workdir, Only: o.Only, Progress: o.Stderr, Terminal: o.Terminal, Hosts: o.Hosts, AllowDrift: allowDrift}
 	rounds, err := rd.ReadRounds(p)
 	if err != nil {
 		return execute.Summary{}, err

@@ -58,6 +58,10 @@ type Options struct {
 	// Hosts are the hosts of the two-host batches, resolved; see
 	// execute.Options.Hosts.
 	Hosts *hosts.Pair
+	// AllowDrift (run --resume, rerun --allow-drift) lets a build step
+	// make other files than the lock records; see
+	// execute.Options.AllowDrift.
+	AllowDrift bool
 }
 
 // ErrReported says the run ended badly (interrupted, a cell failed, or a
@@ -130,7 +134,7 @@ func Execute(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Optio
 	}
 	defer unlock()
 	fmt.Fprintf(o.Stderr, "run directory: %s\n", rd.Root)
-	sum, err := runCells(ctx, rd, p, o)
+	sum, err := runCells(ctx, rd, p, o.AllowDrift, o)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", rd.Root, err)
 	}

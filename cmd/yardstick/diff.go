@@ -65,7 +65,7 @@ func loadOld(ctx context.Context, env *cliEnv, label, base, newArg string, pf *p
 	if err != nil {
 		return nil, err
 	}
-	p, _, err := loadPlanWith(env, pf, func(vopts validate.Options) (*validate.Result, error) {
+	p, _, err := loadPlanWith(ctx, env, label, pf, func(ctx context.Context, vopts validate.Options) (*validate.Result, error) {
 		return validate.LoadSources(ctx, label, srcs, vopts)
 	})
 	return p, err

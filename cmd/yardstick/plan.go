@@ -26,6 +26,7 @@ func init() {
 // defFlags are the limits every verb that evaluates a definition shares.
 type defFlags struct {
 	evalTimeout time.Duration
+	evalMemory  int
 	maxCells    int
 	tags        tagFlag
 }
@@ -40,6 +41,7 @@ func addDefFlags(fs *flag.FlagSet) *defFlags {
 	df := &defFlags{}
 	fs.Var(&df.tags, "t", "key=value: inject value into the definition's fields marked @tag(key), as cue -t does (repeatable)")
 	fs.DurationVar(&df.evalTimeout, "eval-timeout", validate.DefaultTimeout, "give up evaluating a definition after this long")
+	fs.IntVar(&df.evalMemory, "eval-memory", validate.DefaultMemory>>20, "give up evaluating a definition whose heap grows past this many MiB")
 	fs.IntVar(&df.maxCells, "max-cells", validate.DefaultMaxCells, "refuse an experiment with more cells than this (counted before include/exclude)")
 	return df
 }
@@ -51,11 +53,14 @@ func (df *defFlags) options() (validate.Options, error) {
 	if df.maxCells <= 0 {
 		return validate.Options{}, usagef("--max-cells must be positive")
 	}
+	if df.evalMemory <= 0 || df.evalMemory > 1<<20 {
+		return validate.Options{}, usagef("--eval-memory must be between 1 and %d MiB", 1<<20)
+	}
 	tags, err := schema.ParseTags(df.tags)
 	if err != nil {
 		return validate.Options{}, usagef("%v", err)
 	}
-	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout, Tags: tags}, nil
+	return validate.Options{Machine: validate.ThisMachine(), MaxCells: df.maxCells, Timeout: df.evalTimeout, Tags: tags, Memory: int64(df.evalMemory) << 20}, nil
 }
 
 // planFlags are the flags plan, diff and run share.
@@ -97,14 +102,14 @@ func (pf *planFlags) options() (plan.Options, error) {
 // same bytes it planned from. Findings are printed on stderr; an invalid
 // definition gives errPrinted.
 func loadPlan(ctx context.Context, env *cliEnv, arg string, pf *planFlags) (*pipeline.Plan, *schema.Definition, error) {
-	return loadPlanWith(env, pf, func(vopts validate.Options) (*validate.Result, error) {
+	return loadPlanWith(ctx, env, arg, pf, func(ctx context.Context, vopts validate.Options) (*validate.Result, error) {
 		return validate.Load(ctx, env.wd, arg, vopts)
 	})
 }
 
 // loadPlanWith is loadPlan with the definition loaded by load (from
 // files, or from sources read elsewhere).
-func loadPlanWith(env *cliEnv, pf *planFlags, load func(validate.Options) (*validate.Result, error)) (*pipeline.Plan, *schema.Definition, error) {
+func loadPlanWith(ctx context.Context, env *cliEnv, arg string, pf *planFlags, load func(context.Context, validate.Options) (*validate.Result, error)) (*pipeline.Plan, *schema.Definition, error) {
 	opts, err := pf.options()
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +118,10 @@ func loadPlanWith(env *cliEnv, pf *planFlags, load func(validate.Options) (*vali
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := load(vopts)
+	// One deadline for the evaluation, the checks and the expansion.
+	ctx, cancel := validate.Deadline(ctx, vopts)
+	defer cancel()
+	res, err := load(ctx, vopts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,8 +133,11 @@ func loadPlanWith(env *cliEnv, pf *planFlags, load func(validate.Options) (*vali
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := plan.Expand(res.Definition, e, opts)
-	return p, res.Definition, err
+	p, err := plan.Expand(ctx, res.Definition, e, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan %s: %w", arg, err)
+	}
+	return p, res.Definition, nil
 }
 
 func runPlan(ctx context.Context, env *cliEnv, args []string) error {

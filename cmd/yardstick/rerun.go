@@ -63,5 +63,6 @@ func runRerun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return runnerErr(err)
 	}
+	o.AllowDrift = *allowDrift
 	return runnerErr(runner.Execute(ctx, rd, p, o))
 }

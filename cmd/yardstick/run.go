@@ -72,6 +72,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		if p, err = runner.Resume(ctx, rd, *allowDrift, o); err != nil {
 			return runnerErr(err)
 		}
+		o.AllowDrift = *allowDrift
 	case *allowDrift:
 		return usagef("--allow-drift goes with --resume (rerun has its own)")
 	case len(args) == 1:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"yardstick/stages/validate"
@@ -47,8 +48,10 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 			if github {
 				writeGitHubError(env.stdout, a, err)
 			}
-			if ctx.Err() != nil {
-				return errPrinted // interrupted: check no further definition
+			if ctx.Err() != nil || errors.Is(err, validate.ErrMemory) {
+				// interrupted, or an evaluation that cannot be stopped
+				// still runs: check no further definition
+				return errPrinted
 			}
 			invalid = true
 			continue

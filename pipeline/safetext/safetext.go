@@ -10,13 +10,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Terminal escapes s for a terminal: control characters other than tab
-// and newline, DEL, C1 controls, invalid UTF-8 and the bidirectional
-// overrides (which can make text read differently than it is) become
-// visible \x.. or \u.... escapes.
+// and newline, DEL, C1 controls, invalid UTF-8, format characters (the
+// bidirectional overrides, zero-width characters) and the Unicode line
+// and paragraph separators become visible \x.. or \u.... escapes.
 func Terminal(s string) string {
 	if !needsTerminal(s) {
 		return s
@@ -57,10 +58,23 @@ func unsafeRune(r rune) bool {
 		return false
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+	case r < 0x80:
+		return false
+	case unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+		// Format characters (the bidirectional overrides, zero-width
+		// spaces and joiners, the byte order mark) make text read
+		// differently than it is; the line and paragraph separators
+		// break a line in editors and browsers.
 		return true
 	}
 	return false
+}
+
+// Line escapes s as Terminal does and also its line breaks (\n, \r), for
+// text that must stay on one line of output: a description or a path in a
+// line of its own cannot forge the lines that follow it.
+func Line(s string) string {
+	return strings.ReplaceAll(Terminal(s), "\n", `\x0a`)
 }
 
 // ProgressRedraw is the one control sequence a TerminalWriter lets

@@ -14,9 +14,27 @@ func TestTerminal(t *testing.T) {
 		"bidi \u202eevil\u202c":          `bidi \u202eevil\u202c`,
 		"bad utf8 \xff\xfe":              `bad utf8 \xff\xfe`,
 		"unicode ok: µs → 🐹":             "unicode ok: µs → 🐹",
+		"zero\u200bwidth\ufeff\u2060":    `zero\u200bwidth\ufeff\u2060`,
+		"line\u2028para\u2029sep":        `line\u2028para\u2029sep`,
+		"nel\u0085":                      `nel\x85`,
 	} {
 		if got := Terminal(in); got != want {
 			t.Errorf("Terminal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLine: text meant for one line keeps to it: newlines and carriage
+// returns are escaped too.
+func TestLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"one line":                "one line",
+		"two\nlines\r\n":          `two\x0alines\x0d\x0a`,
+		"sep\u2028cells: 0\u200d": `sep\u2028cells: 0\u200d`,
+		"tab\tstays":              "tab\tstays",
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func TestBuildTimeout(t *testing.T) {
 		prog:   newProgress(&out, false, 1, 0),
 	}
 	start := time.Now()
-	err = r.build(context.Background(), "hang", &pipeline.Process{Build: []string{"sh", "-c", "trap '' TERM; sleep 30"}})
+	err = r.build(context.Background(), "hang", "b", "v", &pipeline.Process{Build: []string{"sh", "-c", "trap '' TERM; sleep 30"}})
 	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "did not finish within 300ms") {
 		t.Fatalf("build error = %v, want a timeout", err)

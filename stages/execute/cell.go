@@ -382,11 +382,23 @@ func (c *cellRun) accessLog(requests int64) *pipeline.LogStats {
 func (c *cellRun) verdict() error {
 	switch l := c.cp.Load; {
 	case c.t.p.Exited():
-		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), tail(c.t.stderr))
+		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), c.t.stderrTail())
 	case l.Requests == 0:
-		return fmt.Errorf("no response in the kept window (%d errors: %s)", l.Errors, pipeline.Counts(l.ErrorsByKind))
+		return noResponse(l)
 	}
 	return nil
+}
+
+// noResponse is the failure of a cell whose kept window got no response.
+// The error count is the kept window's; the load generator counts errors
+// by kind only for its whole run, warm-up included, and the message says
+// so rather than put the two side by side as one.
+func noResponse(l *pipeline.Load) error {
+	byKind := ""
+	if len(l.ErrorsByKind) > 0 {
+		byKind = "; by kind over the whole load, warm-up included: " + pipeline.Counts(l.ErrorsByKind)
+	}
+	return fmt.Errorf("no response in the kept window (%d errors in the kept window%s)", l.Errors, byKind)
 }
 
 // gcStats cuts the GC log (the JVM's file, or Go's gctrace lines on

@@ -86,3 +86,17 @@ func TestTargetStats(t *testing.T) {
 		t.Errorf("rss steady %d peak %d; want 40 and 50", ts.RSSSteadyBytes, ts.RSSPeakBytes)
 	}
 }
+
+// TestNoResponseSaysWhichCounts: the kept window's error count and the
+// whole load's counts by kind are named as what they are, not shown as one
+// ("24317 errors: short_read 33265").
+func TestNoResponseSaysWhichCounts(t *testing.T) {
+	l := &pipeline.Load{Errors: 24317, ErrorsByKind: map[string]int64{"short_read": 33265}}
+	want := "no response in the kept window (24317 errors in the kept window; by kind over the whole load, warm-up included: short_read 33265)"
+	if got := noResponse(l).Error(); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := noResponse(&pipeline.Load{}).Error(); got != "no response in the kept window (0 errors in the kept window)" {
+		t.Errorf("without kinds: %q", got)
+	}
+}

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeLoadgenEnv); mode != "" {
 		os.Exit(fakeLoadgen(mode, os.Stdin, os.Stdout))
 	}
+	if mode := os.Getenv(fakeTargetEnv); mode != "" {
+		os.Exit(fakeTarget(mode))
+	}
 	os.Exit(m.Run())
 }
 

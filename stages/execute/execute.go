@@ -56,6 +56,13 @@ type Options struct {
 	// BuildTimeout bounds each build step (default 15 minutes): a build
 	// that hangs fails its cells instead of the run.
 	BuildTimeout time.Duration
+	// AllowDrift lets a build step on resume make other files than the
+	// run's lock records (the drift is recorded in lock.json's
+	// resume_drift); without it the run stops (ErrBuildDrift).
+	AllowDrift bool
+	// LogCap is the most each stdout.log and stderr.log of a target or
+	// service keeps; 0 means DefaultLogCap.
+	LogCap int64
 	// Hosts, resolved, are the hosts of the two-host batches
 	// (placement.hosts "separate"); nil runs every batch here, and a
 	// two-host batch is then refused before any cell runs.
@@ -132,6 +139,9 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 		return Summary{}, err
 	}
 	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
+	if err := procgroup.EnableSubreaper(); err != nil {
+		return Summary{}, err
+	}
 	rp, err := startReaper(opts.Self)
 	if err != nil {
 		return Summary{}, err
@@ -271,19 +281,22 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procg
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return started, err
 		}
-		if err := r.build(ctx, "service-"+b.Name+"-"+s.Name, &s); err != nil {
+		if err := r.build(ctx, "service-"+b.Name+"-"+s.Name, b.Name, "service "+s.Name, &s); err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
 		if err := portFree(r.targetDial(b, portProbeTimeout), s.Port); err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
-		stdout, stderr, err := openLogs(dir)
+		logs, err := r.openLogs(dir)
 		if err != nil {
 			return started, err
 		}
-		p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(s.Argv), Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
-		stdout.Close()
-		stderr.Close()
+		// A service's copiers end with its pipes, when it is stopped.
+		p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(s.Argv), Env: s.Env, Dir: r.dir(s.Dir), CPUs: cpus, Stdout: logs.stdout.child, Stderr: logs.stderr.child})
+		logs.started()
+		if err != nil {
+			logs.close(0)
+		}
 		if err != nil {
 			return started, fmt.Errorf("service %s: %w", s.Name, err)
 		}
@@ -310,7 +323,7 @@ func (r *runner) start(s procgroup.Spec) (*procgroup.Process, error) {
 
 // stop stops a process group and tells the reaper it is gone. A process
 // that had to be killed, or that left processes behind, is noted.
-func (r *runner) stop(p *procgroup.Process) {
+func (r *runner) stop(p *procgroup.Process) procgroup.StopReport {
 	rep := p.Stop(r.opts.StopGrace)
 	r.reaper.remove(p.PID())
 	name := filepath.Base(p.Cmd.Path)
@@ -320,6 +333,7 @@ func (r *runner) stop(p *procgroup.Process) {
 	if rep.Lingering {
 		r.prog.note(fmt.Sprintf("stop %s (pid %d): processes of its group outlived it and SIGKILL", name, p.PID()))
 	}
+	return rep
 }
 
 // dir resolves a process's working directory against the run's workdir.
@@ -342,8 +356,9 @@ func (r *runner) resolvePath(procDir, p string) string {
 	return filepath.Join(r.dir(procDir), p)
 }
 
-// build runs a process's build step once per run and key.
-func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) error {
+// build runs a process's build step once per run and key, then hashes
+// what it built into lock.json (recordBuilt).
+func (r *runner) build(ctx context.Context, key, batch, owner string, p *pipeline.Process) error {
 	if len(p.Build) == 0 {
 		return nil
 	}
@@ -368,6 +383,8 @@ func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) err
 		}
 		if werr != nil {
 			err = fmt.Errorf("build step %s: %v; log %s: %s", strings.Join(p.Build, " "), werr, logPath, tail(logPath))
+		} else {
+			err = r.recordBuilt(batch, owner, p)
 		}
 	}
 	if ctx.Err() == nil {
@@ -379,19 +396,6 @@ func (r *runner) build(ctx context.Context, key string, p *pipeline.Process) err
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func safeName(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
-
-func openLogs(dir string) (stdout, stderr *os.File, err error) {
-	stdout, err = os.OpenFile(filepath.Join(dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, nil, err
-	}
-	stderr, err = os.OpenFile(filepath.Join(dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		stdout.Close()
-		return nil, nil, err
-	}
-	return stdout, stderr, nil
-}
 
 // tailBytes is how much of a log a failure message quotes.
 const tailBytes = 2048

@@ -257,7 +257,7 @@ func (r *runner) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *target
 	}
 	_, err = r.drive(ctx, b, spec)
 	if err == nil && t.p.Exited() {
-		err = fmt.Errorf("target exited (%s); stderr: %s", t.p.ExitStatus(), tail(t.stderr))
+		err = fmt.Errorf("target exited (%s); stderr: %s", t.p.ExitStatus(), t.stderrTail())
 	}
 	return err
 }

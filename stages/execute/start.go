@@ -23,6 +23,7 @@ type target struct {
 	name    string
 	stderr  string // path of stderr.log
 	gcLog   string // path of the JVM GC log, if any
+	logs    *targetLogs
 	cold    time.Duration
 	rec     *pipeline.StartRecord
 	variant *pipeline.Variant
@@ -71,6 +72,9 @@ func (r *runner) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeli
 	if errors.Is(err, errInterrupted) {
 		return nil
 	}
+	if errors.Is(err, ErrBuildDrift) {
+		return err // the run stops; its cells stay pending
+	}
 	if err != nil {
 		return r.failAll(cells, "", err)
 	}
@@ -96,7 +100,7 @@ func (r *runner) newStart(ctx context.Context, b *pipeline.Batch, first *pipelin
 	if v == nil {
 		return nil, fmt.Errorf("plan: variant %s not in batch %s", first.Variant, b.Name)
 	}
-	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, &v.Process); err != nil {
+	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, b.Name, v.Label, &v.Process); err != nil {
 		return nil, interrupted(ctx, err)
 	}
 	cpus, err := cpuset.Parse(b.Placement.Target)
@@ -227,15 +231,16 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	if err := portFree(r.targetDial(b, portProbeTimeout), v.Port); err != nil {
 		return nil, fmt.Errorf("target %s: %w", v.Label, err)
 	}
-	stdout, stderr, err := openLogs(dir)
+	logs, err := r.openLogs(dir)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(argv), Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: stdout, Stderr: stderr})
-	stdout.Close()
-	stderr.Close()
+	t.logs = logs
+	p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(argv), Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: logs.stdout.child, Stderr: logs.stderr.child})
+	logs.started()
 	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env, Hosts: r.startHosts(b)}
 	if err != nil {
+		logs.close(0)
 		t.rec.Error = err.Error()
 		_ = pipeline.WriteJSONAtomic(filepath.Join(dir, "start.json"), t.rec)
 		return nil, err
@@ -246,8 +251,12 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	if err == nil {
 		t.cold, err = waitReady(ctx, r.targetDial(b, readyDialTimeout), p, u, b.Windows.ReadyTimeout.D())
 	}
+	if err == nil && !b.Placement.TwoHost() {
+		// On another host, /proc here does not see the target's sockets.
+		err = awaitListener(ctx, p, v.Port)
+	}
 	if err != nil {
-		err = fmt.Errorf("target %s: %w; stderr: %s", v.Label, err, tail(t.stderr))
+		err = fmt.Errorf("target %s: %w; stderr: %s", v.Label, err, t.stderrTail())
 		r.stopTarget(t, err)
 		return nil, err
 	}
@@ -257,15 +266,38 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 // stopTarget stops the target's process group and writes its start record.
 func (r *runner) stopTarget(t *target, cause error) {
 	if t.p != nil {
-		r.stop(t.p)
+		rep := r.stop(t.p)
 		t.rec.ExitStatus = t.p.ExitStatus()
+		r.noteLeftovers(t, rep.Leftovers)
+	}
+	if t.logs != nil {
+		t.rec.StdoutDropped, t.rec.StderrDropped = t.logs.close(logDrainWait)
+		for i, n := range []int64{t.rec.StdoutDropped, t.rec.StderrDropped} {
+			if n > 0 {
+				r.prog.note(fmt.Sprintf("warning: target start %s: %s stopped at its cap of %d bytes; %d bytes more were read and discarded", t.name, []string{"stdout.log", "stderr.log"}[i], r.logCap(), n))
+			}
+		}
 	}
 	t.rec.Stopped = time.Now()
-	t.rec.StderrTail = tail(t.stderr)
+	t.rec.StderrTail = t.stderrTail()
 	if cause != nil {
 		t.rec.Error = cause.Error()
 	}
 	_ = pipeline.WriteJSONAtomic(filepath.Join(t.dir, "start.json"), t.rec)
+}
+
+// noteLeftovers records the processes a start left behind, killed, in its
+// start record and says so in the run's output.
+func (r *runner) noteLeftovers(t *target, left []procgroup.Member) {
+	if len(left) == 0 {
+		return
+	}
+	var what []string
+	for _, m := range left {
+		t.rec.Leftovers = append(t.rec.Leftovers, pipeline.LeftoverProcess{PID: m.PID, Cmd: m.Cmd})
+		what = append(what, fmt.Sprintf("pid %d (%s)", m.PID, m.Cmd))
+	}
+	r.prog.note(fmt.Sprintf("target start %s left %d process(es) behind: %s; killed", t.name, len(left), strings.Join(what, ", ")))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

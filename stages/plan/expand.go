@@ -9,6 +9,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 
 	"yardstick/pipeline"
@@ -24,8 +25,9 @@ type Options struct {
 // Orders lists the valid orders.
 var Orders = []string{"sequential", "interleaved", "random"}
 
-// Expand turns experiment e of def into a plan.
-func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeline.Plan, error) {
+// Expand turns experiment e of def into a plan. It stops with ctx's cause
+// when ctx ends first.
+func Expand(ctx context.Context, def *schema.Definition, e *schema.Experiment, opts Options) (*pipeline.Plan, error) {
 	p := &pipeline.Plan{
 		Version:     pipeline.PlanVersion,
 		Experiment:  e.Name,
@@ -40,7 +42,7 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 	}
 	group := 0
 	for _, b := range e.Batches {
-		pb, cells, err := expandBatch(e, b, opts)
+		pb, cells, err := expandBatch(ctx, e, b, opts)
 		if err != nil {
 			return nil, fmt.Errorf("batch %s: %w", b.Name, err)
 		}
@@ -59,7 +61,7 @@ func Expand(def *schema.Definition, e *schema.Experiment, opts Options) (*pipeli
 	return p, nil
 }
 
-func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.Batch, []pipeline.Cell, error) {
+func expandBatch(ctx context.Context, e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.Batch, []pipeline.Cell, error) {
 	pb := pipeline.Batch{
 		Name:          b.Name,
 		Description:   b.Description,
@@ -93,13 +95,32 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 	for _, t := range b.Targets {
 		pb.Variants = append(pb.Variants, schema.Variants(b, t)...)
 	}
+	cells, err := expandCells(ctx, e, b, &pb)
+	if err != nil {
+		return pb, nil, err
+	}
+	cells, err = order(pb.Order, pb.Seed, pb.Adaptive(), pb.Variants, cells)
+	if err != nil {
+		return pb, nil, err
+	}
+	return pb, cells, nil
+}
+
+// expandCells multiplies the variants of pb by b's points and repeats and
+// keeps the cells b's rules keep, each with its name and id.
+func expandCells(ctx context.Context, e *schema.Experiment, b *schema.Batch, pb *pipeline.Batch) ([]pipeline.Cell, error) {
 	points := schema.Points(&b.Workload)
+	rules := schema.NewMatcher(b)
 	var cells []pipeline.Cell
+	seen := 0
 	for vi := range pb.Variants {
 		v := &pb.Variants[vi]
 		for r := 1; r <= b.Repeats; r++ {
 			for _, pt := range points {
-				if !schema.Keep(b, v, pt, r) {
+				if seen++; seen%1024 == 0 && ctx.Err() != nil {
+					return nil, context.Cause(ctx)
+				}
+				if !rules.Keep(v, pt, r) {
 					continue
 				}
 				c := pipeline.Cell{
@@ -113,16 +134,12 @@ func expandBatch(e *schema.Experiment, b *schema.Batch, opts Options) (pipeline.
 					Env:     v.Env,
 				}
 				c.Name = fmt.Sprintf("%s/%s/%s/r%d", b.Name, v.Label, pt.Label(), r)
-				c.ID = pipeline.CellID(e.Name, &pb, v, &c)
+				c.ID = pipeline.CellID(e.Name, pb, v, &c)
 				cells = append(cells, c)
 			}
 		}
 	}
-	cells, err := order(pb.Order, pb.Seed, pb.Adaptive(), pb.Variants, cells)
-	if err != nil {
-		return pb, nil, err
-	}
-	return pb, cells, nil
+	return cells, nil
 }
 
 // FromSource loads one CUE file held in memory and expands the named
@@ -137,7 +154,7 @@ func FromSource(name string, src []byte, experiment string, opts Options) (*pipe
 	if err != nil {
 		return nil, err
 	}
-	return Expand(def, e, opts)
+	return Expand(context.Background(), def, e, opts)
 }
 
 // estimate is a lower bound of the batch's wall time in seconds: per

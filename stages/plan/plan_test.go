@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,7 +247,7 @@ func TestOrders(t *testing.T) {
 	}
 	e, _ := def.Experiment("")
 	get := func(order string, seed int64) *pipeline.Plan {
-		p, err := plan.Expand(def, e, plan.Options{Order: order, Seed: &seed})
+		p, err := plan.Expand(context.Background(), def, e, plan.Options{Order: order, Seed: &seed})
 		if err != nil {
 			t.Fatal(err)
 		}

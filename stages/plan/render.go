@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/safetext"
 )
 
 // WriteText writes the plan as the deterministic, diffable text a reviewer
@@ -16,11 +17,11 @@ import (
 // and environment of every variant and service, and the ordered cells.
 func WriteText(w io.Writer, p *pipeline.Plan) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "experiment %s: %s\n", p.Experiment, p.Description)
+	fmt.Fprintf(&b, "experiment %s: %s\n", p.Experiment, safetext.Line(p.Description))
 	fmt.Fprintf(&b, "cells: %d in %d batch(es); estimated wall time at least %s\n", len(p.Cells), len(p.Batches), FormatSeconds(p.EstimatedSeconds))
 	fmt.Fprintf(&b, "plan hash: %s\n", p.Hash[:16])
 	if p.Question != nil {
-		fmt.Fprintf(&b, "question (%s): %s\n", p.Question.Answer, p.Question.Text)
+		fmt.Fprintf(&b, "question (%s): %s\n", p.Question.Answer, safetext.Line(p.Question.Text))
 	}
 	if len(p.Tags) > 0 {
 		fmt.Fprintf(&b, "tags: %s\n", strings.Join(p.Tags, " "))
@@ -35,7 +36,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		}
 		batchHeader(&b, bt, len(cells))
 		if bt.Description != "" {
-			fmt.Fprintf(&b, "  %s\n", bt.Description)
+			fmt.Fprintf(&b, "  %s\n", safetext.Line(bt.Description))
 		}
 		w := bt.Windows
 		fmt.Fprintf(&b, "  processors %d; cpus: target %s, loadgen %s", bt.Processors, bt.Placement.Target, bt.Placement.Loadgen)
@@ -51,7 +52,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		}
 		fmt.Fprintf(&b, "  windows: %s\n", w)
 		r := bt.Request
-		fmt.Fprintf(&b, "  request: %s %s", r.Method, r.Path)
+		fmt.Fprintf(&b, "  request: %s %s", r.Method, safetext.Line(r.Path))
 		if r.Vary != nil {
 			fmt.Fprintf(&b, " ({vary} in %d..%d)", r.Vary.Min, r.Vary.Max)
 		}
@@ -98,14 +99,14 @@ func writeProcess(b *strings.Builder, p *pipeline.Process, indent string) {
 		fmt.Fprintf(b, "%senv:   %s\n", indent, quoteArgs(p.Env))
 	}
 	if p.Dir != "" {
-		fmt.Fprintf(b, "%sdir:   %s\n", indent, p.Dir)
+		fmt.Fprintf(b, "%sdir:   %s\n", indent, safetext.Line(p.Dir))
 	}
-	fmt.Fprintf(b, "%sready: %s (port %d)\n", indent, p.Ready, p.Port)
+	fmt.Fprintf(b, "%sready: %s (port %d)\n", indent, safetext.Line(p.Ready), p.Port)
 	if p.EventLoopThreads != "" {
-		fmt.Fprintf(b, "%sevent-loop threads: /%s/\n", indent, p.EventLoopThreads)
+		fmt.Fprintf(b, "%sevent-loop threads: /%s/\n", indent, safetext.Line(p.EventLoopThreads))
 	}
 	if p.AccessLog != "" {
-		fmt.Fprintf(b, "%saccess log: %s\n", indent, p.AccessLog)
+		fmt.Fprintf(b, "%saccess log: %s\n", indent, safetext.Line(p.AccessLog))
 	}
 }
 

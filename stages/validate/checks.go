@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -8,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"yardstick/pipeline"
 
@@ -17,6 +21,8 @@ import (
 
 // checker carries one batch through the checks.
 type checker struct {
+	ctx      context.Context
+	err      error // ctx ended during a check: the findings are incomplete
 	e        *schema.Experiment
 	b        *schema.Batch
 	m        Machine
@@ -272,6 +278,24 @@ var gcSelectFlags = []string{
 	"UseShenandoahGC", "UseEpsilonGC", "UseConcMarkSweepGC",
 }
 
+// optionFiles are JVM flags that read further options from a file: any
+// knob could be set there, out of validate's sight.
+var optionFiles = []struct{ prefix, what string }{
+	{"@", "a java launcher argument file"},
+	{"-XX:VMOptionsFile=", "a VM options file"},
+	{"-XX:Flags=", "a VM flags file"},
+}
+
+// optionFile returns what the JVM flag f reads options from, or "".
+func optionFile(f string) string {
+	for _, of := range optionFiles {
+		if strings.HasPrefix(f, of.prefix) {
+			return of.what
+		}
+	}
+	return ""
+}
+
 // ownedFlag returns the knob that owns the JVM flag f, or "".
 func ownedFlag(f string) string {
 	for _, kf := range knobFlags {
@@ -316,6 +340,9 @@ func checkKinds(c *checker) {
 					if knob := ownedFlag(f); knob != "" {
 						c.add(Error, "kinds", at("flags"), "target %s: flag %s overrides the %s knob; set %s instead", t.Name, f, knob, knob)
 					}
+					if what := optionFile(f); what != "" {
+						c.add(Error, "kinds", at("flags"), "target %s: flag %s reads JVM options from %s, where heap, gc and processors could be set behind their knobs; give the flags themselves", t.Name, f, what)
+					}
 				}
 			}
 			for k := range t.Properties {
@@ -328,12 +355,50 @@ func checkKinds(c *checker) {
 				c.add(Error, "kinds", at(), "target %s: a %s target needs cmd", t.Name, t.Kind)
 			}
 		}
-		for k := range t.Env {
+		for k, v := range t.Env {
 			if knob, ok := knobEnv[t.Kind][k]; ok {
 				c.add(Error, "kinds", at("env", k), "target %s: env %s overrides the %s knob; set %s instead", t.Name, k, knob, knob)
 			}
+			if k == "GODEBUG" && t.Kind == "go" && godebugSets(v, "gctrace") {
+				c.add(Error, "kinds", at("env", k), "target %s: env GODEBUG sets gctrace, which the gcLog knob owns; set gcLog instead", t.Name)
+			}
 		}
 	}
+	checkEnvNames(c)
+}
+
+// checkEnvNames: every env key of a target or service is a variable name.
+// A key with '=' would be read by the process as another variable ("A=B":
+// "c" is A set to "B=c"), which is how a knob's variable could be set
+// behind the check above.
+func checkEnvNames(c *checker) {
+	check := func(what, name string, env map[string]string, path ...string) {
+		for k, v := range env {
+			at := c.pos(append(path, "env", k)...)
+			switch name0, rest, eq := strings.Cut(k, "="); {
+			case eq:
+				c.add(Error, "kinds", at, "%s %s: env key %q contains '=': the process would read it as %s set to %q; use the variable's own name as the key", what, name, k, name0, rest+"="+v)
+			case k == "" || strings.ContainsRune(k, 0):
+				c.add(Error, "kinds", at, "%s %s: env key %q is not a variable name", what, name, k)
+			}
+		}
+	}
+	for _, t := range c.b.Targets {
+		check("target", t.Name, t.Env, "targets", t.Name)
+	}
+	for _, s := range c.b.Services {
+		check("service", s.Name, s.Env, "services", s.Name)
+	}
+}
+
+// godebugSets reports whether the GODEBUG value v has a setting named key.
+func godebugSets(v, key string) bool {
+	for kv := range strings.SplitSeq(v, ",") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(kv), "="); name == key {
+			return true
+		}
+	}
+	return false
 }
 
 // checkHeaps: every JVM target declares its heap (Xms = Xmx), so that
@@ -402,8 +467,16 @@ func checkWorkload(c *checker) {
 	if r.Vary != nil && r.Vary.Max < r.Vary.Min {
 		c.add(Error, "workload", c.pos("workload", "request", "vary"), "request.vary: max %d is below min %d", r.Vary.Max, r.Vary.Min)
 	}
+	if i := strings.IndexFunc(r.Path, badPathRune); i >= 0 {
+		bad, _ := utf8.DecodeRuneInString(r.Path[i:])
+		c.add(Error, "workload", c.pos("workload", "request", "path"), "request.path %q has %q at byte %d: a space or control character would break the request line of every cell; percent-encode it", r.Path, bad, i)
+	}
 	checkHeaders(c, r.Headers)
 }
+
+// badPathRune reports runes a request path may not hold as they are: a
+// space or a control character (CR and LF would end the request line).
+func badPathRune(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsControl(r) }
 
 // ownedHeaders are the request headers the load generator writes itself:
 // a definition that sets them would send two, or a wrong body length.
@@ -431,6 +504,10 @@ var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 // loopback only.
 func checkReady(c *checker) {
 	check := func(what string, p *schema.Process, path ...string) {
+		if strings.IndexFunc(p.Ready, badPathRune) >= 0 {
+			c.add(Error, "ready", c.pos(append(path, "ready")...), "%s %s: ready %q has a space or control character; percent-encode it", what, p.Name, p.Ready)
+			return
+		}
 		if strings.HasPrefix(p.Ready, "/") {
 			return
 		}
@@ -496,28 +573,49 @@ func checkPorts(c *checker) {
 }
 
 // checkMatrix: include/exclude keys exist and match something, and the
-// trimmed matrix is not empty.
+// trimmed matrix is not empty. The cells are walked once for all rules
+// (schema.CountRules), under the evaluation's deadline.
 func checkMatrix(c *checker) {
 	bad := false
-	rules := func(kind string, rs []schema.Match) {
+	known := func(kind string, rs []schema.Match) {
 		for i, r := range rs {
-			at := c.pos(kind, strconv.Itoa(i))
-			ok := true
 			for k := range r {
 				if !slices.Contains(schema.MatchKeys, k) {
-					c.add(Error, "matrix", at, "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(schema.MatchKeys, ", "))
-					ok, bad = false, true
+					c.add(Error, "matrix", c.pos(kind, strconv.Itoa(i)), "%s rule uses unknown key %q (keys: %s)", kind, k, strings.Join(schema.MatchKeys, ", "))
+					bad = true
 				}
-			}
-			if ok && schema.RuleMatches(c.b, r) == 0 {
-				c.add(Warning, "matrix", at, "%s rule %s matches no cell", kind, ruleText(r))
 			}
 		}
 	}
-	rules("include", c.b.Include)
-	rules("exclude", c.b.Exclude)
+	known("include", c.b.Include)
+	known("exclude", c.b.Exclude)
+	if bad {
+		return
+	}
+	rc, err := schema.CountRules(c.ctx, c.b)
+	if err != nil {
+		if c.ctx.Err() != nil && errors.Is(err, context.Cause(c.ctx)) {
+			c.err = err
+			return
+		}
+		at := c.pos("exclude")
+		if len(c.b.Include) > 0 {
+			at = c.pos("include")
+		}
+		c.add(Error, "matrix", at, "%v", err)
+		return
+	}
+	unmatched := func(kind string, rs []schema.Match, n []int) {
+		for i, r := range rs {
+			if n[i] == 0 {
+				c.add(Warning, "matrix", c.pos(kind, strconv.Itoa(i)), "%s rule %s matches no cell", kind, ruleText(r))
+			}
+		}
+	}
+	unmatched("include", c.b.Include, rc.Include)
+	unmatched("exclude", c.b.Exclude, rc.Exclude)
 	hasPoints := len(c.b.Workload.Concurrency)+len(c.b.Workload.Rate) > 0
-	if !bad && hasPoints && schema.CellCount(c.b) == 0 {
+	if hasPoints && rc.Kept == 0 {
 		c.add(Error, "matrix", c.pos(), "no cell left after include/exclude")
 	}
 }

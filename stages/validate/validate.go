@@ -94,6 +94,16 @@ type Options struct {
 	Timeout time.Duration
 	// Tags are injected into the fields marked @tag (-t key=value).
 	Tags []schema.Tag
+	// Memory bounds the heap of the evaluation and the checks, in bytes;
+	// 0 means DefaultMemory.
+	Memory int64
+}
+
+func (o Options) memory() int64 {
+	if o.Memory > 0 {
+		return o.Memory
+	}
+	return DefaultMemory
 }
 
 func (o Options) maxCells() int {
@@ -103,12 +113,24 @@ func (o Options) maxCells() int {
 	return DefaultMaxCells
 }
 
+// Deadline bounds ctx by the evaluation timeout of o, with a cause that
+// names the flag that raises it. Load applies it; a caller that does more
+// with the definition under the same deadline (plan expands it) applies it
+// around both.
+func Deadline(ctx context.Context, o Options) (context.Context, context.CancelFunc) {
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
+}
+
 // Load loads the definition named by arg (relative to wd) and checks it.
 // An error is returned only when the files cannot be read or the
-// evaluation is interrupted (ctx) or times out; problems with their
-// content are findings.
+// evaluation or the checks are interrupted (ctx), time out or exceed the
+// memory bound; problems with their content are findings.
 func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
-	return load(ctx, o, func(ctx context.Context) (*schema.Definition, error) {
+	return load(ctx, arg, o, func(ctx context.Context) (*schema.Definition, error) {
 		return schema.LoadContext(ctx, wd, arg, o.Tags)
 	})
 }
@@ -116,18 +138,16 @@ func Load(ctx context.Context, wd, arg string, o Options) (*Result, error) {
 // LoadSources is Load on a definition given as its files' contents (diff
 // --base reads them from git): it touches no file.
 func LoadSources(ctx context.Context, arg string, srcs []schema.SourceFile, o Options) (*Result, error) {
-	return load(ctx, o, func(ctx context.Context) (*schema.Definition, error) {
+	return load(ctx, arg, o, func(ctx context.Context) (*schema.Definition, error) {
 		return schema.LoadSourcesContext(ctx, arg, srcs, o.Tags)
 	})
 }
 
-func load(ctx context.Context, o Options, eval func(context.Context) (*schema.Definition, error)) (*Result, error) {
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("gave up after %s (raise it with --eval-timeout)", timeout))
+func load(ctx context.Context, arg string, o Options, eval func(context.Context) (*schema.Definition, error)) (*Result, error) {
+	ctx, cancel := Deadline(ctx, o)
 	defer cancel()
+	ctx, stop := watchMemory(ctx, o.memory())
+	defer stop()
 	def, err := eval(ctx)
 	if err != nil {
 		probs, ok := err.(schema.Problems)
@@ -136,7 +156,11 @@ func load(ctx context.Context, o Options, eval func(context.Context) (*schema.De
 		}
 		return &Result{Findings: fromProblems(probs)}, nil
 	}
-	return &Result{Definition: def, Findings: Check(def, o)}, nil
+	fs, err := Check(ctx, def, o)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", arg, err)
+	}
+	return &Result{Definition: def, Findings: fs}, nil
 }
 
 func fromProblems(ps schema.Problems) []Finding {
@@ -153,8 +177,9 @@ func fromProblems(ps schema.Problems) []Finding {
 
 // Check runs every static check on a decoded definition. An experiment
 // over the cell cap gets that one finding: its other checks would expand
-// the matrix that the cap refuses.
-func Check(def *schema.Definition, o Options) []Finding {
+// the matrix that the cap refuses. It returns ctx's cause when ctx ends
+// before the checks do.
+func Check(ctx context.Context, def *schema.Definition, o Options) ([]Finding, error) {
 	var fs []Finding
 	for _, e := range def.Experiments {
 		if f, over := checkCap(e, o.maxCells()); over {
@@ -162,9 +187,12 @@ func Check(def *schema.Definition, o Options) []Finding {
 			continue
 		}
 		for _, b := range e.Batches {
-			c := &checker{e: e, b: b, m: o.Machine}
+			c := &checker{ctx: ctx, e: e, b: b, m: o.Machine}
 			for _, check := range batchChecks {
 				check(c)
+				if c.err != nil {
+					return nil, c.err
+				}
 			}
 			fs = append(fs, c.findings...)
 		}
@@ -175,7 +203,7 @@ func Check(def *schema.Definition, o Options) []Finding {
 		}
 		return fs[i].Msg < fs[j].Msg
 	})
-	return fs
+	return fs, nil
 }
 
 // checkCap counts an experiment's cells from its axes' lengths, before

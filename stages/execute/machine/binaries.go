@@ -20,10 +20,39 @@ import (
 // and shells count too), and for JVM targets the -jar file and every -cp
 // entry. Relative paths resolve against the process's directory under
 // workdir. A file that cannot be read is recorded with its error, so a
-// missing binary is a difference too.
+// missing binary is a difference too. The files of a process with a build
+// step are listed unhashed (ProcessBinaries): they are hashed once the
+// step has run.
 func Binaries(p *pipeline.Plan, workdir string) []pipeline.Binary {
 	var out []pipeline.Binary
-	add := func(batch, owner string, pr *pipeline.Process) {
+	for _, b := range p.Batches {
+		for i := range b.Services {
+			out = append(out, ProcessBinaries(b.Name, "service "+b.Services[i].Name, &b.Services[i], workdir, false)...)
+		}
+		for i := range b.Variants {
+			out = append(out, ProcessBinaries(b.Name, b.Variants[i].Label, &b.Variants[i].Process, workdir, false)...)
+		}
+	}
+	return out
+}
+
+// ProcessBinaries lists the files process pr of owner runs or loads. A
+// process with a build step gets its files marked Build and, unless built
+// says its step has run, not hashed: the step makes them.
+func ProcessBinaries(batch, owner string, pr *pipeline.Process, workdir string, built bool) []pipeline.Binary {
+	var out []pipeline.Binary
+	hash := func(batch, owner, role, path, dir string, lookPath bool) pipeline.Binary {
+		if len(pr.Build) == 0 {
+			return hashFile(batch, owner, role, path, dir, lookPath)
+		}
+		if !built {
+			return pipeline.Binary{Batch: batch, Owner: owner, Role: role, Path: path, Build: true}
+		}
+		b := hashFile(batch, owner, role, path, dir, lookPath)
+		b.Build = true
+		return b
+	}
+	func() { // a function, to return at the jar
 		dir := workdir
 		if pr.Dir != "" {
 			dir = pr.Dir
@@ -32,34 +61,26 @@ func Binaries(p *pipeline.Plan, workdir string) []pipeline.Binary {
 			}
 		}
 		if len(pr.Argv) > 0 {
-			out = append(out, hashFile(batch, owner, "command", pr.Argv[0], dir, true))
+			out = append(out, hash(batch, owner, "command", pr.Argv[0], dir, true))
 		}
 		for i := 1; i < len(pr.Argv); i++ {
 			switch pr.Argv[i] {
 			case "-jar":
 				if i+1 < len(pr.Argv) {
-					out = append(out, hashFile(batch, owner, "jar", pr.Argv[i+1], dir, false))
+					out = append(out, hash(batch, owner, "jar", pr.Argv[i+1], dir, false))
 				}
 				return // what follows the jar belongs to the program
 			case "-cp", "-classpath", "--class-path":
 				if i+1 < len(pr.Argv) {
 					for _, e := range strings.Split(pr.Argv[i+1], ":") {
 						if e != "" {
-							out = append(out, hashFile(batch, owner, "classpath", e, dir, false))
+							out = append(out, hash(batch, owner, "classpath", e, dir, false))
 						}
 					}
 				}
 			}
 		}
-	}
-	for _, b := range p.Batches {
-		for i := range b.Services {
-			add(b.Name, "service "+b.Services[i].Name, &b.Services[i])
-		}
-		for i := range b.Variants {
-			add(b.Name, b.Variants[i].Label, &b.Variants[i].Process)
-		}
-	}
+	}()
 	return out
 }
 

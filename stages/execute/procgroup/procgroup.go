@@ -1,7 +1,10 @@
 // Package procgroup starts and stops the processes a run owns: targets,
 // services and the load generator. Each runs in its own process group,
 // pinned to its CPU set from the moment it is forked, and dies with
-// yardstick (PR_SET_PDEATHSIG) if yardstick is killed.
+// yardstick (PR_SET_PDEATHSIG) if yardstick is killed. Every process
+// carries its start's owner mark in its environment, so that a descendant
+// that left the group is still found, killed and reported when the start
+// stops (owned.go).
 //
 // Start forks from an OS thread that does nothing else: that thread's CPU
 // affinity is set to the CPU set first, so the child inherits it (every
@@ -47,6 +50,7 @@ type Spec struct {
 type Process struct {
 	Cmd     *exec.Cmd
 	Started time.Time // just before fork
+	owner   string    // the OwnerEnv value of this start
 	done    chan struct{}
 	waitErr error
 	mu      sync.Mutex
@@ -58,7 +62,8 @@ func Start(s Spec) (*Process, error) {
 		return nil, errors.New("start: empty command")
 	}
 	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
-	cmd.Env = append(os.Environ(), s.Env...)
+	owner := newOwner()
+	cmd.Env = append(append(os.Environ(), s.Env...), OwnerEnv+"="+owner)
 	cmd.Dir = s.Dir
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = s.Stdout, s.Stderr, s.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -70,7 +75,7 @@ func Start(s Spec) (*Process, error) {
 			return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
 		}
 	}
-	p := &Process{Cmd: cmd, done: make(chan struct{})}
+	p := &Process{Cmd: cmd, owner: owner, done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		// This goroutine owns its thread until the child is reaped: the
@@ -176,6 +181,9 @@ type StopReport struct {
 	// Lingering: processes of the group were still alive groupGoneWait
 	// after the leader was reaped.
 	Lingering bool
+	// Leftovers are the processes of the start that outlived its group
+	// (they had left it, with setsid for example) and were killed.
+	Leftovers []Member
 }
 
 // Stop ends the process group: SIGTERM, then SIGKILL after grace if the
@@ -198,9 +206,11 @@ func (p *Process) Stop(grace time.Duration) StopReport {
 	deadline := time.Now().Add(groupGoneWait)
 	for GroupAlive(p.PID()) && time.Now().Before(deadline) {
 		_ = p.Signal(syscall.SIGKILL)
+		reapGroupZombies(p.PID())
 		time.Sleep(5 * time.Millisecond)
 	}
 	rep.Lingering = GroupAlive(p.PID())
+	rep.Leftovers = p.killLeftovers()
 	return rep
 }
 
