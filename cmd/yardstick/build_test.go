@@ -3,10 +3,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // buildBinaries builds yardstick and the Go sample target into dir, for
@@ -31,4 +36,23 @@ func freeLoopbackPort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// runFor runs yardstick in dir for at most timeout and returns what it
+// printed. If this test binary is killed, yardstick dies with it (and its
+// targets and load generators with yardstick): the death signal comes when
+// the forking thread exits, so the thread stays this goroutine's.
+func runFor(t *testing.T, timeout time.Duration, dir, yardstick string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.CommandContext(ctx, yardstick, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Dir = dir
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err := cmd.Run()
+	return b.String(), err
 }

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,7 +65,7 @@ func calibrate(t *testing.T, loaded bool) {
 		defer stop()
 	}
 	results := filepath.Join(dir, "results")
-	out, err := runCalibration(t, dir, yardstick, "run", "calibration.cue", "--out", results)
+	out, err := runFor(t, 8*time.Minute, dir, yardstick, "run", "calibration.cue", "--out", results)
 	t.Logf("yardstick run:\n%s", out)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -96,20 +94,6 @@ func calibrate(t *testing.T, loaded bool) {
 	if !loaded && !slowWorse {
 		t.Errorf("the slower twin's throughput was not called worse within 8 rounds")
 	}
-}
-
-// runCalibration runs yardstick in dir, killed with this test if it dies.
-func runCalibration(t *testing.T, dir, yardstick string, args ...string) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cmd := exec.CommandContext(ctx, yardstick, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Dir = dir
-	b, err := cmd.CombinedOutput()
-	return string(b), err
 }
 
 // burstLoad starts a shell that keeps both CPUs busy in bursts until

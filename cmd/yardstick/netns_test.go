@@ -3,19 +3,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -150,20 +147,7 @@ func writeDef(t *testing.T, dir, name, hosts, sample, listen string, port int) {
 
 func runYardstick(t *testing.T, dir, yardstick string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	// If this test binary is killed, yardstick dies with it (and its
-	// targets and load generators with yardstick): the death signal comes
-	// when the forking thread exits, so the thread stays this goroutine's.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cmd := exec.CommandContext(ctx, yardstick, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Dir = dir
-	var b bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &b, &b
-	err := cmd.Run()
-	return b.String(), err
+	return runFor(t, 3*time.Minute, dir, yardstick, args...)
 }
 
 func runDir(t *testing.T, results string) string {
