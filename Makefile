@@ -143,12 +143,15 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
 
-# Fuzz the definition loader, then the load generator's HTTP response
-# parser, FUZZTIME each (60 s by default; FUZZTIME=10m for longer). A
-# finding is written to the package's testdata/fuzz/ and fails the target.
+# Fuzz the definition loader, the load generator's HTTP response parser,
+# then the run directory's checkpoint and plan readers, FUZZTIME each (60 s
+# by default; FUZZTIME=10m for longer). A finding is written to the
+# package's testdata/fuzz/ and fails the target.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schema
 	$(GO) test -run '^$$' -fuzz '^FuzzParseResponse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./stages/execute/loadgen
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./pipeline
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPlan$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./pipeline
 
 # Rewrite golden files (plans, diffs, scripts) from the current output;
 # review the change with git diff before committing it.

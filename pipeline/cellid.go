@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 )
 
 // canonicalCell is the resolved form a cell id hashes: everything that
@@ -77,4 +79,44 @@ func PlanHash(cells []Cell) string {
 		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Verify checks that the plan is what it was when it was made: each
+// cell's id is the hash of its resolved form (so its point, repeat,
+// batch and variant are the ones it was measured with), its argv, env
+// and kind are its variant's, its name is made of its batch, variant,
+// point and repeat, and the plan hash is the hash of the ids. Check must
+// have passed. A plan edited by hand or by accident fails with the cell
+// and what differs; a forgery that recomputes every hash is not caught
+// here.
+func (p *Plan) Verify() error {
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		b := p.Batch(c.Batch)
+		v := b.Variant(c.Variant)
+		if b == nil || v == nil {
+			return fmt.Errorf("cell %s: variant %q of batch %q is not in the plan", c.ID, c.Variant, c.Batch)
+		}
+		if id := CellID(p.Experiment, b, v, c); id != c.ID {
+			return fmt.Errorf("cell %s (%s) hashes to %s: plan.json was changed after it was made", c.ID, c.Name, id)
+		}
+		if !slices.Equal(c.Argv, v.Argv) || !slices.Equal(c.Env, v.Env) || c.Kind != v.Kind {
+			return fmt.Errorf("cell %s (%s) has an argv, env or kind other than its variant's: plan.json was changed after it was made", c.ID, c.Name)
+		}
+		if name := fmt.Sprintf("%s/%s/%s/r%d", b.Name, v.Label, c.Point.Label(), c.Repeat); c.Name != name {
+			return fmt.Errorf("cell %s is named %q, its batch, variant, point and repeat make %q: plan.json was changed after it was made", c.ID, c.Name, name)
+		}
+	}
+	if sum := PlanHash(p.Cells); sum != p.Hash {
+		return fmt.Errorf("plan hash %s does not match its cells (%s): plan.json was changed after it was made", shortHash(p.Hash), shortHash(sum))
+	}
+	return nil
+}
+
+// shortHash is the first 16 hex digits of a hash, for messages.
+func shortHash(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	return h
 }

@@ -224,7 +224,7 @@ type Sample struct {
 	CPUUserSeconds         float64   `json:"cpu_user_s"`
 	CPUSysSeconds          float64   `json:"cpu_sys_s"`
 	Threads                int       `json:"threads"`
-	MatchedThreads         int       `json:"matched_threads"`
+	MatchedThreads         int       `json:"matched_threads" check:"min=-1"`
 	VoluntaryCtxSwitches   int64     `json:"voluntary_ctx_switches"`
 	InvoluntaryCtxSwitches int64     `json:"involuntary_ctx_switches"`
 	PIDs                   int       `json:"pids"`
@@ -241,7 +241,7 @@ type TargetStats struct {
 	Threads         int     `json:"threads"`
 	// EventLoopThreads counts threads matching the target's regex after
 	// warm-up; -1 when the target declares none.
-	EventLoopThreads int `json:"event_loop_threads"`
+	EventLoopThreads int `json:"event_loop_threads" check:"min=-1"`
 }
 
 // GCStats are the garbage collections inside the kept window, and for

@@ -126,7 +126,7 @@ func (d *RunDir) WriteLock(l *Lock) error { return WriteJSONAtomic(d.Path("lock.
 // ReadLock reads lock.json.
 func (d *RunDir) ReadLock() (*Lock, error) {
 	var l Lock
-	if err := readJSON(d.Path("lock.json"), &l); err != nil {
+	if err := d.ReadJSON("lock.json", &l); err != nil {
 		return nil, err
 	}
 	if l.Version != LockVersion {
@@ -138,7 +138,7 @@ func (d *RunDir) ReadLock() (*Lock, error) {
 // ReadEnvironment reads environment.json.
 func (d *RunDir) ReadEnvironment() (*Environment, error) {
 	var e Environment
-	if err := readJSON(d.Path("environment.json"), &e); err != nil {
+	if err := d.ReadJSON("environment.json", &e); err != nil {
 		return nil, err
 	}
 	return &e, nil

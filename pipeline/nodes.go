@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"yardstick/pipeline/runfs"
 )
 
 // NodesVersion is the version of the nodes/<batch>.json format.
@@ -49,7 +51,7 @@ func (d *RunDir) ReadBatchNodes(batch string) (*BatchNodes, error) {
 		return nil, err
 	}
 	var n BatchNodes
-	if err := readJSON(d.NodesPath(batch), &n); err != nil {
+	if err := d.ReadJSON("nodes/"+batch+".json", &n); err != nil {
 		return nil, err
 	}
 	switch {
@@ -94,10 +96,10 @@ func (d *RunDir) AppendNodeRun(batch string, r NodeRun) error {
 		return err
 	}
 	n.Runs = append(n.Runs, r)
-	if err := os.MkdirAll(d.Path("nodes"), 0o755); err != nil {
+	if err := runfs.MkdirAll(d.Root, "nodes"); err != nil {
 		return fmt.Errorf("nodes: %w", err)
 	}
-	return WriteJSONAtomic(d.NodesPath(batch), n)
+	return d.WriteJSON("nodes/"+batch+".json", n)
 }
 
 // LockBatch takes the locks for running one batch of the run directory:
@@ -125,7 +127,7 @@ func (d *RunDir) LockBatch(batch string) (unlock func(), err error) {
 // flockFile opens path and locks it with how (LOCK_SH or LOCK_EX) without
 // waiting; what names the locked thing in the error.
 func flockFile(path string, how int, what string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
@@ -138,7 +140,3 @@ func flockFile(path string, how int, what string) (*os.File, error) {
 	}
 	return f, nil
 }
-
-// ReadJSON reads a JSON file of a run directory into v, bounded in size
-// like the run directory's own files.
-func ReadJSON(path string, v any) error { return readJSON(path, v) }

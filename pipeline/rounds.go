@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
+
+	"yardstick/pipeline/runfs"
 )
 
 // rounds/<batch>.json records, for a batch with adaptive repeats, how
@@ -54,7 +55,7 @@ func (d *RunDir) ReadRounds(p *Plan) (Rounds, error) {
 	for i := range p.Batches {
 		name := p.Batches[i].Name
 		var b BatchRounds
-		err := readJSON(d.Path("rounds", name+".json"), &b)
+		err := d.ReadJSON("rounds/"+name+".json", &b)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -71,10 +72,10 @@ func (d *RunDir) ReadRounds(p *Plan) (Rounds, error) {
 
 // WriteRounds writes the batch's rounds/<batch>.json atomically.
 func (d *RunDir) WriteRounds(batch string, b BatchRounds) error {
-	if err := os.MkdirAll(d.Path("rounds"), 0o755); err != nil {
+	if err := runfs.MkdirAll(d.Root, "rounds"); err != nil {
 		return err
 	}
-	return WriteJSONAtomic(d.Path("rounds", batch+".json"), b)
+	return d.WriteJSON("rounds/"+batch+".json", b)
 }
 
 // NotNeeded says whether cell c is in a round of adaptive repeats that

@@ -1,17 +1,20 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"yardstick/pipeline/runfs"
 )
 
 // RunDir is one run's directory, results/<experiment>/run=<run-id>/ (the
@@ -26,8 +29,52 @@ import (
 // Every file is written with WriteFileAtomic, and each cell writes only its
 // own directory, so a crash loses at most the cell in flight and several
 // writers (shards) can share one run directory.
+//
+// Every file is read through package runfs (regular files only, no link
+// below Root followed, a size cap per kind, reads that end with the
+// context given by WithContext).
 type RunDir struct {
 	Root string
+	ctx  context.Context
+}
+
+// WithContext returns the run directory with reads that end when ctx
+// does (Ctrl-C, SIGTERM).
+func (d *RunDir) WithContext(ctx context.Context) *RunDir {
+	c := *d
+	c.ctx = ctx
+	return &c
+}
+
+// Context is the context of the run directory's reads.
+func (d *RunDir) Context() context.Context {
+	if d.ctx == nil {
+		return context.Background()
+	}
+	return d.ctx
+}
+
+// ReadFile reads the file rel (slash-separated, below Root) through
+// runfs: a regular file reached without a link, at most k.Max bytes.
+func (d *RunDir) ReadFile(rel string, k runfs.Kind) ([]byte, error) {
+	b, err := runfs.ReadFile(d.Context(), d.Root, rel, k)
+	if err != nil {
+		return nil, fmt.Errorf("read %w", err)
+	}
+	return b, nil
+}
+
+// ReadJSON reads the JSON file rel (slash-separated, below Root) into v,
+// as ReadFile reads it.
+func (d *RunDir) ReadJSON(rel string, v any) error {
+	b, err := d.ReadFile(rel, runfs.JSON)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", d.Path(filepath.FromSlash(rel)), err)
+	}
+	return nil
 }
 
 // RunIDPrefix starts the name of every run directory.
@@ -60,8 +107,10 @@ func CreateRunDir(results, experiment, id string) (*RunDir, error) {
 // OpenRunDir opens an existing run directory (for resume, datasets and
 // report); it must hold a plan.json.
 func OpenRunDir(root string) (*RunDir, error) {
-	if _, err := os.Stat(filepath.Join(root, "plan.json")); err != nil {
+	if err := runfs.Check(root, "plan.json", runfs.JSON); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open run directory %s: no plan.json: %w", root, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("open run directory: %w", err)
 	}
 	return &RunDir{Root: root}, nil
 }
@@ -94,10 +143,11 @@ func (d *RunDir) WritePlan(p *Plan) error {
 	return WriteJSONAtomic(d.Path("plan.json"), p)
 }
 
-// ReadPlan reads plan.json.
+// ReadPlan reads plan.json and checks it on every read: names (Plan.Check),
+// ids and hash (Plan.Verify), and the hash environment.json recorded.
 func (d *RunDir) ReadPlan() (*Plan, error) {
 	var p Plan
-	if err := readJSON(d.Path("plan.json"), &p); err != nil {
+	if err := d.ReadJSON("plan.json", &p); err != nil {
 		return nil, err
 	}
 	if p.Version != PlanVersion {
@@ -106,33 +156,79 @@ func (d *RunDir) ReadPlan() (*Plan, error) {
 	if err := p.Check(); err != nil {
 		return nil, fmt.Errorf("%s: refused: %w", d.Path("plan.json"), err)
 	}
+	if err := p.Verify(); err != nil {
+		return nil, fmt.Errorf("%s: refused: %w", d.Path("plan.json"), err)
+	}
+	if err := d.checkPlanHash(&p); err != nil {
+		return nil, err
+	}
 	return &p, nil
 }
 
-// WriteCheckpoint writes cells/<id>/checkpoint.json atomically.
+// checkPlanHash compares the plan's hash with the one environment.json
+// recorded when the run began (the lock's record of which plan ran); a run
+// directory without environment.json has no record to compare.
+func (d *RunDir) checkPlanHash(p *Plan) error {
+	var e struct {
+		PlanHash string `json:"plan_hash"`
+	}
+	err := d.ReadJSON("environment.json", &e)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case e.PlanHash != p.Hash:
+		return fmt.Errorf("%s: refused: plan hash %s, environment.json recorded %s when the run began: plan.json was changed after it was made",
+			d.Path("plan.json"), shortHash(p.Hash), shortHash(e.PlanHash))
+	}
+	return nil
+}
+
+// WriteCheckpoint writes cells/<id>/checkpoint.json atomically, reaching
+// the cell's directory without following a link (runfs).
 func (d *RunDir) WriteCheckpoint(cp *Checkpoint) error {
-	if err := os.MkdirAll(d.CellDir(cp.CellID), 0o755); err != nil {
+	if !cellIDRE.MatchString(cp.CellID) {
+		return fmt.Errorf("checkpoint: %q is not a cell id", cp.CellID)
+	}
+	if err := runfs.MkdirAll(d.Root, "cells/"+cp.CellID); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", cp.CellID, err)
 	}
-	return WriteJSONAtomic(filepath.Join(d.CellDir(cp.CellID), "checkpoint.json"), cp)
+	return d.WriteJSON("cells/"+cp.CellID+"/checkpoint.json", cp)
+}
+
+// WriteJSON writes v as indented JSON to the file rel below Root
+// atomically, reaching its directory without following a link (runfs).
+func (d *RunDir) WriteJSON(rel string, v any) error {
+	b, err := indentJSON(v)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", d.Path(filepath.FromSlash(rel)), err)
+	}
+	return runfs.WriteFile(d.Root, rel, b)
 }
 
 // ReadCheckpoint reads a cell's checkpoint; it returns an error wrapping
 // os.ErrNotExist when the cell has none, and an error for a checkpoint
 // that does not parse, has another format version or belongs to another
-// cell (a truncated or tampered file is not a finished cell).
+// cell, or holds an impossible figure (CheckNumbers: a negative
+// duration, a throughput of 1e308): a truncated or tampered file is not a
+// finished cell.
 func (d *RunDir) ReadCheckpoint(id string) (*Checkpoint, error) {
 	if !cellIDRE.MatchString(id) {
 		return nil, fmt.Errorf("checkpoint: %q is not a cell id", id)
 	}
 	path := filepath.Join(d.CellDir(id), "checkpoint.json")
-	var cp Checkpoint
-	if err := readJSON(path, &cp); err != nil {
+	b, err := d.ReadFile("cells/"+id+"/checkpoint.json", runfs.JSON)
+	if err != nil {
 		return nil, err
 	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
 	if cp.Version == 1 {
-		if err := readJSON(path, (*checkpointV1)(&cp)); err != nil {
-			return nil, err
+		if err := json.Unmarshal(b, (*checkpointV1)(&cp)); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
 	}
 	switch {
@@ -142,6 +238,12 @@ func (d *RunDir) ReadCheckpoint(id string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("read %s: the checkpoint of cell %q, not %s", path, cp.CellID, id)
 	case cp.Status != StatusOK && cp.Status != StatusFailed:
 		return nil, fmt.Errorf("read %s: status %q is neither %s nor %s", path, cp.Status, StatusOK, StatusFailed)
+	}
+	if err := CheckNumbers(&cp, false); err != nil {
+		return nil, fmt.Errorf("read %s: refused: cell %s: %w", path, id, err)
+	}
+	if err := cp.checkTimes(); err != nil {
+		return nil, fmt.Errorf("read %s: refused: cell %s: %w", path, id, err)
 	}
 	return &cp, nil
 }
@@ -168,11 +270,33 @@ func (d *RunDir) SetAsideCheckpoint(id string, now time.Time) (string, error) {
 	return to, nil
 }
 
+// KeepStartRecord renames the start.json an earlier session left in the
+// start directory dir (a run interrupted and resumed starts the same
+// start again) to start.json.<N>, the first N from 1 that is free, so
+// that the new start's record does not overwrite it. Nothing happens
+// when dir has no start.json.
+func KeepStartRecord(dir string) error {
+	from := filepath.Join(dir, "start.json")
+	if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for n := 1; n < 10000; n++ {
+		to := fmt.Sprintf("%s.%d", from, n)
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Rename(from, to); err != nil {
+				return fmt.Errorf("keep the earlier start record: %w", err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("keep the earlier start record: %s has 9999 of them", dir)
+}
+
 // Lock takes an exclusive lock on the run directory so that two runs never
 // execute the same cells at once; it fails at once when another process
 // holds it. The lock goes with the process, even on SIGKILL.
 func (d *RunDir) Lock() (unlock func(), err error) {
-	f, err := os.OpenFile(d.Path(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(d.Path(".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock run directory: %w", err)
 	}
@@ -190,57 +314,21 @@ func (d *RunDir) Lock() (unlock func(), err error) {
 // file in the same directory and a rename, so readers see the old file or
 // the whole new one, never half of it.
 func WriteJSONAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := indentJSON(v)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return WriteFileAtomic(path, b)
+}
+
+func indentJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n'), err
 }
 
 // WriteFileAtomic writes data to path through a synced temporary file and
-// a rename.
+// a rename (runfs.WriteFile in path's directory: a link at path is
+// replaced, never written through).
 func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
-}
-
-// maxJSONBytes bounds a JSON file of a run directory (plan, checkpoint,
-// lock): a run directory may come from elsewhere.
-const maxJSONBytes = 256 << 20
-
-func readJSON(path string, v any) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxJSONBytes+1))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > maxJSONBytes {
-		return fmt.Errorf("read %s: more than %d bytes", path, maxJSONBytes)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	return nil
+	return runfs.WriteFile(filepath.Dir(path), filepath.Base(path), data)
 }

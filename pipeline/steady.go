@@ -22,7 +22,7 @@ type Steady struct {
 	// StartUS is where the later of the two steady segments starts, from
 	// the load's start: the cell's time to steady state; -1 when either
 	// series has none.
-	StartUS int64 `json:"start_us"`
+	StartUS int64 `json:"start_us" check:"min=-1"`
 	// Noise is the kept window's measured noise.
 	Noise Noise `json:"noise"`
 }
@@ -35,14 +35,14 @@ type SeriesSteady struct {
 	Changepoints []int `json:"changepoints"`
 	// SteadyStart is the interval index where the final steady segment
 	// starts (0 when flat), -1 without a steady state.
-	SteadyStart int `json:"steady_start"`
+	SteadyStart int `json:"steady_start" check:"min=-1"`
 	// KeptChange is the relative change inside the kept window, from the
 	// mean of its first third to the mean of its last third, relative to
 	// the first (+0.3 is a 30% rise, 1.3 times the first third; -0.6 is
 	// 0.4 times, x2.50 lower); KeptBand is the largest |KeptChange| that counts as no
 	// drift: the batch's noise band or three standard errors of the
 	// series' own noise, whichever is larger.
-	KeptChange float64 `json:"kept_change"`
+	KeptChange float64 `json:"kept_change" check:"signed"`
 	KeptBand   float64 `json:"kept_band"`
 	// KeptChangepoint says a changepoint falls inside the kept window.
 	KeptChangepoint bool `json:"kept_changepoint"`
@@ -60,8 +60,8 @@ type SeriesSteady struct {
 // 95% moving-block-bootstrap interval of its throughput and of its p99
 // (0.05 is ±5%). Either is -1 when the window is too short to tell.
 type Noise struct {
-	RPS        float64 `json:"rps"`
-	P99        float64 `json:"p99"`
+	RPS        float64 `json:"rps" check:"min=-1"`
+	P99        float64 `json:"p99" check:"min=-1"`
 	Block      int     `json:"block"`      // intervals per bootstrap block
 	Replicates int     `json:"replicates"` // bootstrap replicates
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/runfs"
 	"yardstick/stages/execute/machine"
 )
 
@@ -114,7 +114,8 @@ func reportDrift(verb string, old *pipeline.RunDir, drift []pipeline.Drift, allo
 	return nil
 }
 
-// copySources copies the definition files as evaluated.
+// copySources copies the definition files as evaluated; they are read as
+// every file of a run directory is (package runfs: a link is refused).
 func copySources(from, to *pipeline.RunDir) error {
 	src := from.Path("sources")
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
@@ -131,7 +132,7 @@ func copySources(from, to *pipeline.RunDir) error {
 		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(path)
+		b, err := from.ReadFile("sources/"+filepath.ToSlash(rel), runfs.Source)
 		if err != nil {
 			return fmt.Errorf("copy sources: %w", err)
 		}

@@ -22,7 +22,7 @@ func init() {
 	})
 }
 
-func runCompare(_ context.Context, env *cliEnv, args []string) error {
+func runCompare(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "compare")
 	format := fs.String("format", "text", "output format: text or markdown")
 	results := fs.String("results", "results", "where run ids are looked up (yardstick runs lists them)")
@@ -44,11 +44,11 @@ func runCompare(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := report.Compare(a, b)
+	c, err := report.CompareContext(ctx, a, b)
 	if err != nil {
 		return err
 	}
-	if err := writeCrossNode(env.stdout, a, b, *format); err != nil {
+	if err := writeCrossNode(ctx, env.stdout, a, b, *format); err != nil {
 		return err
 	}
 	return c.Write(env.stdout, *format)
@@ -58,12 +58,12 @@ func runCompare(_ context.Context, env *cliEnv, args []string) error {
 // the batches both runs ran on cluster nodes (nodes/<batch>.json): each
 // must have run on nodes with one fingerprint in both. Nothing when
 // either run ran on one machine (compare's drift section covers that).
-func writeCrossNode(w io.Writer, a, b, format string) error {
-	na, err := batchNodes(a)
+func writeCrossNode(ctx context.Context, w io.Writer, a, b, format string) error {
+	na, err := batchNodes(ctx, a)
 	if err != nil {
 		return err
 	}
-	nb, err := batchNodes(b)
+	nb, err := batchNodes(ctx, b)
 	if err != nil {
 		return err
 	}
@@ -88,8 +88,8 @@ func writeCrossNode(w io.Writer, a, b, format string) error {
 
 // batchNodes reads the node records of a run directory; none for a
 // directory without plan.json or node records.
-func batchNodes(dir string) ([]fairness.BatchNode, error) {
-	rd := &pipeline.RunDir{Root: dir}
+func batchNodes(ctx context.Context, dir string) ([]fairness.BatchNode, error) {
+	rd := (&pipeline.RunDir{Root: dir}).WithContext(ctx)
 	p, err := rd.ReadPlan()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

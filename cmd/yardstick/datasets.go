@@ -20,7 +20,7 @@ func init() {
 
 // runDatasets rebuilds the tables of one run directory and lists the files
 // written with their row counts.
-func runDatasets(_ context.Context, env *cliEnv, args []string) error {
+func runDatasets(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "datasets")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -37,7 +37,7 @@ func runDatasets(_ context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := tabulate.Run(rd, Version())
+	s, err := tabulate.Run(rd.WithContext(ctx), Version())
 	if err != nil {
 		return err
 	}

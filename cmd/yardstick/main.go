@@ -73,8 +73,16 @@ func Main() int {
 		return 1
 	}
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, wd: wd}
+	// The first Ctrl-C or SIGTERM cancels ctx: every verb stops at its
+	// next read or step and cleans up. Then the signals get their default
+	// action back, so a second one ends the process at once, whatever
+	// stage it is in (its children die with it: PR_SET_PDEATHSIG).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	return runMain(ctx, env, os.Args[1:])
 }
 

@@ -24,7 +24,7 @@ func init() {
 // runReport reports on each run directory it is given, or on every run
 // directory (one holding cells.parquet) under a directory it is given.
 // Runs are reported separately: their numbers are never mixed.
-func runReport(_ context.Context, env *cliEnv, args []string) error {
+func runReport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "report")
 	baseline := fs.String("baseline", "", "baseline target (or variant label) of every batch; default: each batch's declared baseline")
 	format := fs.String("format", "md,html", "comma-separated formats: md, html")
@@ -63,7 +63,7 @@ func runReport(_ context.Context, env *cliEnv, args []string) error {
 	}
 	failed := false
 	for _, rd := range runs {
-		o := report.Options{Baseline: *baseline, Formats: formats, Out: *out}
+		o := report.Options{Baseline: *baseline, Formats: formats, Out: *out, Context: ctx}
 		if *out != "" && len(runs) > 1 {
 			o.Out = filepath.Join(*out, filepath.Base(filepath.Dir(rd)), filepath.Base(rd))
 		}

@@ -157,3 +157,76 @@ func longestRun(s string, c byte) int {
 	}
 	return best
 }
+
+// MarkdownInline escapes s for a line of Markdown text (a heading, a
+// paragraph, a list item, a caption) in which `code` spans are the only
+// markup, as the report's HTML renderer reads it: the text between
+// backticks becomes a code span (MarkdownCode), the rest is escaped so
+// that it opens no HTML, link or image and, its line breaks made spaces,
+// starts no block of its own; a leading character that would start a
+// heading, a list, a quote or a link definition is escaped. An unpaired
+// backtick is text.
+func MarkdownInline(s string) string {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 1 && i < len(parts)-1:
+			b.WriteString(MarkdownCode(p))
+		case i%2 == 1:
+			b.WriteString(inlineText("`" + p))
+		default:
+			b.WriteString(inlineText(p))
+		}
+	}
+	return escapeBlockStart(b.String())
+}
+
+// inlineText escapes text for inside a Markdown line: line breaks become
+// spaces and terminal controls are escaped; '<' and '&' become entities
+// (no raw HTML, no autolink, no entity); '\', '|' and '`' are
+// backslash-escaped; and a '(' or '[' right after ']' is escaped, so no
+// link or image can form, while a bracketed aside ("[cell main]") stays
+// readable in the raw file.
+func inlineText(s string) string {
+	s = Terminal(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '\\' || r == '|' || r == '`' || (prev == ']' && (r == '(' || r == '[')):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+// escapeBlockStart backslash-escapes what would make a line start a
+// block: #, +, -, *, =, >, [ (a link definition), or digits followed by
+// . or ).
+func escapeBlockStart(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if t == "" {
+		return s
+	}
+	switch t[0] {
+	case '#', '+', '-', '*', '=', '>', '[':
+		return `\` + t
+	}
+	d := 0
+	for d < len(t) && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	if d > 0 && d < len(t) && (t[d] == '.' || t[d] == ')') {
+		return t[:d] + `\` + t[d:]
+	}
+	return s
+}

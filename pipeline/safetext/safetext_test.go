@@ -115,3 +115,23 @@ func backslashesBefore(s string, i int) int {
 	}
 	return n
 }
+
+// Text of a heading or paragraph cannot add a line, raw HTML, a link or
+// a table: only its `code` spans stay markup.
+func TestMarkdownInline(t *testing.T) {
+	for in, want := range map[string]string{
+		"Which wins?\n<script>alert(1)</script>\n| a | b |":    `Which wins? &lt;script>alert(1)&lt;/script> \| a \| b \|`,
+		"tail >10 ms at `c8-p128`":                             "tail >10 ms at `c8-p128`",
+		"# not a heading":                                      `\# not a heading`,
+		"> not a quote":                                        `\> not a quote`,
+		"1. not a list":                                        `1\. not a list`,
+		"see [link](http://x) ![i][r] and `a|b` and `unpaired": "see [link]\\(http://x) ![i]\\[r] and `a\\|b` and \\`unpaired",
+		"[r]: http://x":                                        `\[r]: http://x`,
+		"UNFAIR steady_state [cell main], 5 cells":             "UNFAIR steady_state [cell main], 5 cells",
+		"R&D &gt;": "R&amp;D &amp;gt;",
+	} {
+		if got := MarkdownInline(in); got != want {
+			t.Errorf("MarkdownInline(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -20,7 +20,7 @@ type Prepared struct {
 // fs.ErrNotExist when the run directory was never prepared for Slurm.
 func ReadPrepared(rd *pipeline.RunDir) (*Prepared, error) {
 	var p Prepared
-	if err := pipeline.ReadJSON(rd.Path("slurm", "prepared.json"), &p); err != nil {
+	if err := rd.ReadJSON("slurm/prepared.json", &p); err != nil {
 		return nil, err
 	}
 	return &p, nil

@@ -208,7 +208,7 @@ func sbatch(ctx context.Context, argv []string) (string, error) {
 // exist.
 func ReadSubmissions(rd *pipeline.RunDir) ([]Submission, error) {
 	var subs []Submission
-	err := pipeline.ReadJSON(rd.Path("slurm", "submissions.json"), &subs)
+	err := rd.ReadJSON("slurm/submissions.json", &subs)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/runfs"
 	"yardstick/stages/execute"
 )
 
@@ -106,7 +107,7 @@ func Jobs(ctx context.Context, id string) ([]JobState, error) {
 // ReadStatus reads slurm/status/<name>.json; nil when there is none.
 func ReadStatus(rd *pipeline.RunDir, name string) (*TaskStatus, error) {
 	var s TaskStatus
-	err := pipeline.ReadJSON(rd.Path("slurm", "status", name+".json"), &s)
+	err := rd.ReadJSON("slurm/status/"+name+".json", &s)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -220,7 +221,7 @@ func Wait(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, s *Submiss
 		case <-time.After(poll):
 		}
 	}
-	log, err := os.ReadFile(rd.Path("slurm", "logs", "merge-"+s.MergeJob+".out"))
+	log, err := rd.ReadFile("slurm/logs/merge-"+s.MergeJob+".out", runfs.Log)
 	if err == nil {
 		if _, err := o.Stdout.Write(log); err != nil {
 			return 0, err

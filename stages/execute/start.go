@@ -220,6 +220,9 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	if err := pipeline.KeepStartRecord(dir); err != nil {
+		return nil, err
+	}
 	t := &target{dir: dir, name: filepath.Base(dir), stderr: filepath.Join(dir, "stderr.log"), variant: v}
 	argv := slices.Clone(v.Argv)
 	if v.GCLog == "file" {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,13 +37,13 @@ type side struct {
 }
 
 // readSide reads a run directory's tables and lock.json.
-func readSide(dir string) (*side, error) {
-	t, err := load(dir)
+func readSide(ctx context.Context, dir string) (*side, error) {
+	t, err := load(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	s := &side{dir: dir, t: t, batches: buildBatches(t, "")}
-	l, err := (&pipeline.RunDir{Root: dir}).ReadLock()
+	l, err := (&pipeline.RunDir{Root: dir}).WithContext(ctx).ReadLock()
 	switch {
 	case err == nil:
 		s.lock = l
@@ -97,11 +98,16 @@ type Comparison struct {
 // Compare reads the run directories a and b (their Parquet tables, and
 // lock.json where there is one) and joins them by cell id.
 func Compare(a, b string) (*Comparison, error) {
-	sa, err := readSide(a)
+	return CompareContext(context.Background(), a, b)
+}
+
+// CompareContext is Compare, whose reads end when ctx does.
+func CompareContext(ctx context.Context, a, b string) (*Comparison, error) {
+	sa, err := readSide(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	sb, err := readSide(b)
+	sb, err := readSide(ctx, b)
 	if err != nil {
 		return nil, err
 	}

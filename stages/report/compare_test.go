@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // fixtureSide reads the fixture run as one side of a comparison.
 func fixtureSide(t *testing.T) *side {
 	t.Helper()
-	s, err := readSide(fixtureDir)
+	s, err := readSide(context.Background(), fixtureDir)
 	if err != nil {
 		t.Fatal(err)
 	}

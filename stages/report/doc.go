@@ -120,6 +120,12 @@ func (d *doc) plainBlocks() []block {
 // (names, labels, check details), which may come from elsewhere.
 func mdCell(s string) string { return safetext.MarkdownCell(s) }
 
+// mdText escapes a heading, paragraph, list item or caption: its text
+// carries names, labels, descriptions and the question from the
+// definition, so `code` spans are its only markup (as in HTML, inline),
+// and nothing in it can start a line, a table or raw HTML.
+func mdText(s string) string { return safetext.MarkdownInline(s) }
+
 // markdown renders the document as GitHub-flavoured Markdown; charts are
 // images next to the file.
 func (d *doc) markdown() []byte {
@@ -130,20 +136,20 @@ func (d *doc) markdown() []byte {
 		}
 		switch bl.kind {
 		case bHeading:
-			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", bl.level), bl.text)
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", bl.level), mdText(bl.text))
 		case bPara:
 			if bl.literal {
 				b.WriteString(safetext.MarkdownCell(bl.text) + "\n")
 				break
 			}
-			b.WriteString(bl.text + "\n")
+			b.WriteString(mdText(bl.text) + "\n")
 		case bList:
 			for _, it := range bl.items {
-				fmt.Fprintf(&b, "- %s\n", it)
+				fmt.Fprintf(&b, "- %s\n", mdText(it))
 			}
 		case bTable:
 			if bl.caption != "" {
-				fmt.Fprintf(&b, "_%s_\n\n", bl.caption)
+				fmt.Fprintf(&b, "_%s_\n\n", mdText(bl.caption))
 			}
 			b.WriteString("|")
 			for _, h := range bl.head {
@@ -166,7 +172,7 @@ func (d *doc) markdown() []byte {
 				b.WriteString("\n")
 			}
 		case bChart:
-			fmt.Fprintf(&b, "![%s](%s)\n", bl.chart.Title, bl.chart.File)
+			fmt.Fprintf(&b, "![%s](%s)\n", mdCell(bl.chart.Title), bl.chart.File)
 		}
 	}
 	return []byte(b.String())

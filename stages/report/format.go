@@ -76,6 +76,16 @@ func fmtSample(vs []float64, f func(float64) string) string {
 	return s
 }
 
+// fmtRatio is a ratio with two decimals ("1.19x"); one a million or more
+// away from 1 (a table edited by hand) in three significant digits, so
+// that it never prints hundreds of digits.
+func fmtRatio(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) || math.Abs(r) >= 1e6 {
+		return fmt.Sprintf("%.3gx", r)
+	}
+	return fmt.Sprintf("%.2fx", r)
+}
+
 // fmtComparison renders a decision cell: the ratio, its 95% interval
 // and the outcome: "0.47x [0.44, 0.50] worse", "1.01x [0.98, 1.04]
 // equivalent", "1.03x undecided"; "undecided" without a ratio.
@@ -83,9 +93,9 @@ func fmtComparison(c datasets.Comparison) string {
 	if c.Ratio == nil {
 		return c.Verdict
 	}
-	s := fmt.Sprintf("%.2fx ", *c.Ratio)
+	s := fmtRatio(*c.Ratio) + " "
 	if c.CILow != nil && c.CIHigh != nil {
-		s += fmt.Sprintf("[%.2f, %.2f] ", *c.CILow, *c.CIHigh)
+		s += fmt.Sprintf("[%s, %s] ", strings.TrimSuffix(fmtRatio(*c.CILow), "x"), strings.TrimSuffix(fmtRatio(*c.CIHigh), "x"))
 	}
 	return s + c.Verdict
 }

@@ -1,10 +1,10 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
@@ -34,11 +34,11 @@ type tables struct {
 // required; a missing optional table leaves its sections out with a note.
 // A file that is not a yardstick table, is truncated or belongs to another
 // run is an error.
-func load(dir string) (*tables, error) {
+func load(ctx context.Context, dir string) (*tables, error) {
 	t := &tables{}
 	var ok bool
 	var err error
-	t.cells, t.meta, ok, err = readTable(datasets.Cells, dir)
+	t.cells, t.meta, ok, err = readTable(ctx, datasets.Cells, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -63,27 +63,27 @@ func load(dir string) (*tables, error) {
 		return nil
 	}
 	var m datasets.Meta
-	t.series, m, ok, err = readTable(datasets.Timeseries, dir)
+	t.series, m, ok, err = readTable(ctx, datasets.Timeseries, dir)
 	if err := optional("timeseries", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.spectrum, m, ok, err = readTable(datasets.Spectrum, dir)
+	t.spectrum, m, ok, err = readTable(ctx, datasets.Spectrum, dir)
 	if err := optional("spectrum", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.fairness, m, ok, err = readTable(datasets.Fairness, dir)
+	t.fairness, m, ok, err = readTable(ctx, datasets.Fairness, dir)
 	if err := optional("fairness", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.env, m, ok, err = readTable(datasets.Environments, dir)
+	t.env, m, ok, err = readTable(ctx, datasets.Environments, dir)
 	if err := optional("environment", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.comparisons, m, ok, err = readTable(datasets.Comparisons, dir)
+	t.comparisons, m, ok, err = readTable(ctx, datasets.Comparisons, dir)
 	if err := optional("comparisons", m, ok, err); err != nil {
 		return nil, err
 	}
-	batches, m, ok, err := readTable(datasets.Batches, dir)
+	batches, m, ok, err := readTable(ctx, datasets.Batches, dir)
 	if err := optional("batches", m, ok, err); err != nil {
 		return nil, err
 	}
@@ -117,15 +117,16 @@ func planOf(rows []datasets.Batch) *pipeline.Plan {
 	return p
 }
 
-// readTable reads one table file through the datasets reader, which turns
-// a panic of the Parquet decoder on a malformed file into an error. found
-// is false when the file does not exist.
-func readTable[R any](tb *datasets.Table[R], dir string) (rows []R, m datasets.Meta, found bool, err error) {
-	path := tb.Path(dir)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+// readTable reads one table file through the datasets reader, which opens
+// it through package runfs (a regular file, not a link, within the size
+// and row caps), stops with ctx, and turns a panic of the Parquet decoder
+// on a malformed file into an error. found is false when the file does
+// not exist.
+func readTable[R any](ctx context.Context, tb *datasets.Table[R], dir string) (rows []R, m datasets.Meta, found bool, err error) {
+	rows, m, err = tb.ReadContext(ctx, tb.Path(dir))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, m, false, nil
 	}
-	rows, m, err = tb.Read(path)
 	return rows, m, true, err
 }
 

@@ -32,17 +32,18 @@
 package report
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"maps"
 	"math"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/pipeline/runfs"
 	"yardstick/stats"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	Formats []string
 	// Out is the output directory; empty is <rundir>/report.
 	Out string
+	// Context ends the reads (Ctrl-C, SIGTERM); nil is
+	// context.Background().
+	Context context.Context
 }
 
 // Result says what Run wrote.
@@ -83,29 +87,33 @@ func Run(dir string, o Options) (Result, error) {
 	if o.Formats == nil {
 		o.Formats = []string{"md", "html"}
 	}
-	t, err := load(dir)
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t, err := load(ctx, dir)
 	if err != nil {
 		return res, err
 	}
-	t.question = readQuestion(dir)
+	var qnote string
+	if t.question, qnote = readQuestion(ctx, dir); qnote != "" {
+		t.notes = append(t.notes, qnote)
+	}
 	d, notes := build(t, o.Baseline)
 	res.Notes = notes
-	res.Out = o.Out
-	if res.Out == "" {
-		res.Out = filepath.Join(dir, "report")
-	}
-	if err := os.MkdirAll(res.Out, 0o755); err != nil {
+	out := outDir(dir, o.Out)
+	res.Out = out.path()
+	if err := runfs.MkdirAll(out.root, out.rel); err != nil {
 		return res, fmt.Errorf("report: %w", err)
 	}
 	write := func(name string, data []byte) error {
 		if name != filepath.Base(name) || strings.HasPrefix(name, ".") {
 			return fmt.Errorf("report: file name %q is not a plain name", name)
 		}
-		p := filepath.Join(res.Out, name)
-		if err := pipeline.WriteFileAtomic(p, data); err != nil {
+		if err := runfs.WriteFile(out.root, out.join(name), data); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		res.Files = append(res.Files, p)
+		res.Files = append(res.Files, filepath.Join(res.Out, name))
 		return nil
 	}
 	keep := map[string]bool{}
@@ -126,11 +134,11 @@ func Run(dir string, o Options) (Result, error) {
 			return res, err
 		}
 	}
-	if ents, err := os.ReadDir(res.Out); err == nil {
+	if ents, err := runfs.ReadDir(out.root, out.rel); err == nil {
 		for _, e := range ents {
 			n := e.Name()
 			if strings.HasSuffix(n, ".svg") && !keep[n] && slices.ContainsFunc(chartPrefixes, func(p string) bool { return strings.HasPrefix(n, p) }) {
-				if err := os.Remove(filepath.Join(res.Out, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				if err := runfs.Remove(out.root, out.join(n)); err != nil {
 					return res, fmt.Errorf("report: remove stale chart: %w", err)
 				}
 			}
@@ -139,6 +147,22 @@ func Run(dir string, o Options) (Result, error) {
 	slices.Sort(res.Files)
 	return res, nil
 }
+
+// An output directory: rel below root. The default, <rundir>/report, is
+// reached without following a link; a directory given with --out is the
+// caller's choice, like the run directory itself.
+type output struct{ root, rel string }
+
+func outDir(dir, out string) output {
+	if out != "" {
+		return output{root: out}
+	}
+	return output{root: dir, rel: "report"}
+}
+
+func (o output) path() string { return filepath.Join(o.root, o.rel) }
+
+func (o output) join(name string) string { return path.Join(o.rel, name) }
 
 // build turns the tables into the document.
 func build(t *tables, baseline string) (*doc, []string) {

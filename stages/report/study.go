@@ -1,7 +1,10 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -15,19 +18,20 @@ import (
 // placement rows of the fairness table).
 
 // readQuestion returns the question the run's plan.json declares; nil
-// when dir is not a run directory or the experiment asks none. The
-// question is text of the definition, not a measurement, so it is read
-// from the lock beside the tables.
-func readQuestion(dir string) *pipeline.Question {
-	rd, err := pipeline.OpenRunDir(dir)
-	if err != nil {
-		return nil
-	}
+// when dir has no plan.json or the experiment asks none. The question is
+// text of the definition, not a measurement, so it is read from the lock
+// beside the tables. A plan.json that is refused (a link, a pipe, edited
+// after it was made) gives no question and a note saying why.
+func readQuestion(ctx context.Context, dir string) (*pipeline.Question, string) {
+	rd := (&pipeline.RunDir{Root: dir}).WithContext(ctx)
 	p, err := rd.ReadPlan()
-	if err != nil {
-		return nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, ""
+	case err != nil:
+		return nil, fmt.Sprintf("the study's question is left out: %v", err)
 	}
-	return p.Question
+	return p.Question, ""
 }
 
 // studySection is the first screen after the failed checks: the

@@ -77,9 +77,9 @@ func (tb *tables) create() error {
 // table and the filler), each sink's depth bounding memory. The first
 // failure cancels the rest. A table's file appears, complete, only once
 // fill has sent everything; a table cut short is dropped (each is atomic
-// on its own).
-func (tb *tables) write(fill func(ctx context.Context) error) ([]datasets.File, error) {
-	g, ctx := errgroup.WithContext(context.Background())
+// on its own). Everything stops when parent ends (Ctrl-C, SIGTERM).
+func (tb *tables) write(parent context.Context, fill func(ctx context.Context) error) ([]datasets.File, error) {
+	g, ctx := errgroup.WithContext(parent)
 	g.SetLimit(len(tb.all) + 1)
 	files := make([]datasets.File, len(tb.all))
 	for i, s := range tb.all {

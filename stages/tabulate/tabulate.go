@@ -28,8 +28,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +37,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/pipeline/runfs"
 	"yardstick/stats/hdrstat"
 )
 
@@ -59,7 +60,9 @@ var Tables = datasets.Names
 
 // Run rebuilds every table of the run directory from its plan, checkpoints,
 // environment.json and fairness.json. version is the yardstick version
-// recorded in the files' metadata.
+// recorded in the files' metadata. Every file is read through rd (package
+// runfs: regular files, no links, size caps), and the stage stops with
+// rd's context.
 func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 	var s Summary
 	in, err := readInputs(rd, version, &s)
@@ -71,7 +74,7 @@ func Run(rd *pipeline.RunDir, version string) (Summary, error) {
 	if err := tb.create(); err != nil {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
-	files, err := tb.write(func(ctx context.Context) error { return tb.fill(ctx, rd, in, &s) })
+	files, err := tb.write(rd.Context(), func(ctx context.Context) error { return tb.fill(ctx, rd, in, &s) })
 	if err != nil {
 		return s, fmt.Errorf("datasets: %w", err)
 	}
@@ -156,6 +159,9 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 // fillCell sends the rows of planned cell c: its cells row and, if it has
 // a checkpoint, its histogram, spectrum, seconds and samples.
 func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs, c *pipeline.Cell, s *Summary) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	cp, err := readCheckpoint(rd, c)
 	if err != nil {
 		return err
@@ -212,7 +218,7 @@ func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs,
 func readCheckpoint(rd *pipeline.RunDir, c *pipeline.Cell) (*pipeline.Checkpoint, error) {
 	cp, err := rd.ReadCheckpoint(c.ID)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
 		// ReadCheckpoint refuses another version or another cell's file.
@@ -400,30 +406,26 @@ func batchRows(p *pipeline.Plan) []datasets.Batch {
 
 // readEnvironment reads environment.json; nil when the run has none.
 func readEnvironment(rd *pipeline.RunDir) (*pipeline.Environment, error) {
-	b, err := os.ReadFile(rd.Path("environment.json"))
-	if errors.Is(err, os.ErrNotExist) {
+	e, err := rd.ReadEnvironment()
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read environment: %w", err)
+		return nil, fmt.Errorf("environment: %w", err)
 	}
-	var e pipeline.Environment
-	if err := json.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("read %s: %w", rd.Path("environment.json"), err)
-	}
-	return &e, nil
+	return e, nil
 }
 
 // ReadFairness reads the run's fairness.json (a JSON array of
 // datasets.FairnessCheck); none when the file does not exist.
 func ReadFairness(rd *pipeline.RunDir) ([]datasets.FairnessCheck, error) {
 	path := rd.Path(datasets.FairnessFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	b, err := rd.ReadFile(datasets.FairnessFile, runfs.JSON)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read fairness: %w", err)
+		return nil, fmt.Errorf("fairness: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -450,7 +452,7 @@ func ReadFairness(rd *pipeline.RunDir) ([]datasets.FairnessCheck, error) {
 // strayCheckpoints warns about checkpoints of cells that are not in the
 // plan (left over from another plan); they are not tabulated.
 func strayCheckpoints(rd *pipeline.RunDir, p *pipeline.Plan) []string {
-	entries, err := os.ReadDir(rd.Path("cells"))
+	entries, err := runfs.ReadDir(rd.Root, "cells")
 	if err != nil {
 		return nil
 	}
