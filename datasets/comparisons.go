@@ -78,6 +78,12 @@ type Metric struct {
 	// figure (the larger of its bootstrap noise and its drift); NaN when
 	// the window measured none.
 	HalfWidth func(*Cell) float64
+	// Floor is the resolution of a figure measured without a window of
+	// its own, in its unit: a value below it is the floor, and each value
+	// is known to within ±Floor (a relative half-width Floor / value).
+	// Time to steady state is placed by the changepoint search no better
+	// than a second; cold start is polled every millisecond.
+	Floor float64
 }
 
 // Metrics are the compared metrics, in the comparisons table's order.
@@ -90,8 +96,8 @@ var Metrics = []Metric{
 	{Name: "latency_p999", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP999US) }},
 	{Name: "cpu_per_request", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optF(c.CPUPerRequestUS) }},
 	{Name: "rss", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.RSSSteadyBytes) }},
-	{Name: "cold_start", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.ColdStartUS) }},
-	{Name: "time_to_steady", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.SteadyStartUS) }},
+	{Name: "cold_start", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.ColdStartUS) }, Floor: 1000},
+	{Name: "time_to_steady", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.SteadyStartUS) }, Floor: 1e6},
 }
 
 // MetricNamed is the compared metric called name.
@@ -145,6 +151,10 @@ func Starts(cells []*Cell, m Metric) []stats.Start {
 		if m.HalfWidth != nil {
 			hw = m.HalfWidth(c)
 		}
+		if m.Floor > 0 {
+			v = max(v, m.Floor)
+			hw = m.Floor / v
+		}
 		if m.Load && ((c.KeptSteady != nil && !*c.KeptSteady) || (c.P99KeptSteady != nil && !*c.P99KeptSteady)) {
 			hw = math.Inf(1)
 		}
@@ -162,7 +172,11 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 	key := strings.Join([]string{batch, point, candidate, baseline, m.Name}, "\x00")
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	d := stats.Decide(Starts(base, m), Starts(cand, m), stats.Options{Margin: margin, LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64()})
+	o := stats.Options{Margin: margin, LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64()}
+	if m.HalfWidth == nil {
+		o.MinStarts = stats.MinStarts
+	}
+	d := stats.Decide(Starts(base, m), Starts(cand, m), o)
 	row := Comparison{Batch: batch, Point: point, Candidate: candidate, Baseline: baseline, Metric: m.Name,
 		Ratio: finitePtr(d.Ratio), CILow: finitePtr(d.Low), CIHigh: finitePtr(d.High), Band: d.Margin,
 		Verdict: d.Verdict, Reason: d.Reason, RepeatsBaseline: int64(d.StartsBaseline), RepeatsCandidate: int64(d.StartsCandidate),

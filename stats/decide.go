@@ -81,6 +81,11 @@ type Options struct {
 	// Seed seeds the resampling, so that the same inputs give the same
 	// interval.
 	Seed uint64
+	// MinStarts, when above 0, is the fewest starts a side needs whatever
+	// its within-start uncertainty: a metric whose within-start figure is
+	// only a resolution (time to steady state, cold start), not a window's
+	// measured noise, says nothing of the variance between starts.
+	MinStarts int
 }
 
 // Decide compares the candidate's starts with the baseline's. The
@@ -104,6 +109,9 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 	d.StartsBaseline, d.StartsCandidate = len(base), len(cand)
 	defer d.noteDropped(dropB, dropC)
 	reason := undecidable(base, cand)
+	if reason == "" && o.MinStarts > 0 && (len(base) < o.MinStarts || len(cand) < o.MinStarts) {
+		reason = fmt.Sprintf("fewer than %d starts on a side (%d and %d): this metric has no within-start uncertainty beyond its resolution", o.MinStarts, len(base), len(cand))
+	}
 	if (dropB > 0 && len(base) == 0) || (dropC > 0 && len(cand) == 0) {
 		reason = "not steady: no start of a side had a steady kept window, so its figures estimate nothing stable"
 	}

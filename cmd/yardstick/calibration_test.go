@@ -29,7 +29,7 @@ const calibrationCUE = `calibration: {
 	batches: main: {
 		processors: 1
 		placement: {target: "0", loadgen: "1"}
-		windows: {serviceWarmup: "1s", warmup: "1s", measure: "3s", discardHead: "0s", readyTimeout: "20s"}
+		windows: {serviceWarmup: "1s", warmup: "auto", warmupMax: "10s", steadyFor: "2s", measure: "4s", discardHead: "0s", readyTimeout: "20s"}
 		sampling: {interval: "100ms", idleAfter: "200ms"}
 		repeats: {min: 3, max: 8}
 		workload: {request: path: "/api/generated/{payload}", payload: [128], concurrency: [8]}
