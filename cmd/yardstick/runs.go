@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -131,79 +130,22 @@ func findRunDirs(dir string) ([]string, error) {
 	return out, nil
 }
 
-// Caps on the run-directory files runs reads: a run directory may come
-// from elsewhere.
-const (
-	maxPlanBytes       = 256 << 20
-	maxCheckpointBytes = 256 << 20
-	maxSmallJSONBytes  = 16 << 20
-)
-
-// readRunFile reads a file of a run directory defensively: a regular file
-// (not a link, device or FIFO) of at most max bytes, opened without
-// following a link. It returns an error wrapping fs.ErrNotExist when the
-// file is absent. (A shared safe reader of run directories may replace
-// it.)
-func readRunFile(path string, max int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("read %s: %d bytes, more than %d", path, fi.Size(), max)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("read %s: more than %d bytes", path, max)
-	}
-	return b, nil
-}
-
-// readRunJSON decodes a run-directory file read by readRunFile.
-func readRunJSON(path string, max int64, v any) error {
-	b, err := readRunFile(path, max)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	return nil
-}
-
 // readRunInfo reads one run directory: plan.json (required),
 // environment.json, lock.json, fairness.json and the checkpoints, each
 // optional since a run that is under way or was killed lacks some.
 func readRunInfo(dir string) (runInfo, error) {
 	rd := &pipeline.RunDir{Root: dir}
 	r := runInfo{ID: rd.ID(), Path: dir}
-	var p pipeline.Plan
-	if err := readRunJSON(rd.Path("plan.json"), maxPlanBytes, &p); err != nil {
+	p, err := rd.ReadPlan()
+	if err != nil {
 		return r, err
-	}
-	if p.Version != pipeline.PlanVersion {
-		return r, fmt.Errorf("plan version %d, this yardstick reads %d", p.Version, pipeline.PlanVersion)
-	}
-	if err := p.Check(); err != nil {
-		return r, fmt.Errorf("plan.json refused: %w", err)
 	}
 	r.Experiment, r.PlanHash = p.Experiment, p.Hash
 	// The date is the run id's (when the run directory was made), else
 	// when environment.json was captured.
 	r.Date, _ = time.Parse("20060102T150405Z", strings.SplitN(r.ID, "-", 2)[0])
 	var envj pipeline.Environment
-	switch err := readRunJSON(rd.Path("environment.json"), maxSmallJSONBytes, &envj); {
+	switch err := rd.ReadJSON("environment.json", &envj); {
 	case err == nil:
 		r.Yardstick = envj.Yardstick
 		if r.Date.IsZero() {
@@ -213,13 +155,13 @@ func readRunInfo(dir string) (runInfo, error) {
 		return r, err
 	}
 	var lock pipeline.Lock
-	switch err := readRunJSON(rd.Path("lock.json"), maxSmallJSONBytes, &lock); {
+	switch err := rd.ReadJSON("lock.json", &lock); {
 	case err == nil:
 		r.RerunOf = lock.RerunOf
 	case !errors.Is(err, os.ErrNotExist):
 		return r, err
 	}
-	cells, err := countCells(rd, &p)
+	cells, err := countCells(rd, p)
 	if err != nil {
 		return r, err
 	}
@@ -233,10 +175,14 @@ func readRunInfo(dir string) (runInfo, error) {
 func countCells(rd *pipeline.RunDir, p *pipeline.Plan) (runCells, error) {
 	var rows []pipeline.FairnessRow
 	var unfair map[string][]string
-	switch err := readRunJSON(rd.Path("fairness.json"), maxPlanBytes, &rows); {
+	switch err := rd.ReadJSON("fairness.json", &rows); {
 	case err == nil:
 		unfair = pipeline.UnfairCells(p, rows)
 	case !errors.Is(err, os.ErrNotExist):
+		return runCells{}, err
+	}
+	rounds, err := rd.ReadRounds(p)
+	if err != nil {
 		return runCells{}, err
 	}
 	c := runCells{Total: len(p.Cells)}
@@ -248,8 +194,10 @@ func countCells(rd *pipeline.RunDir, p *pipeline.Plan) (runCells, error) {
 			CellID string `json:"cell_id"`
 			Status string `json:"status"`
 		}
-		err := readRunJSON(filepath.Join(rd.CellDir(cell.ID), "checkpoint.json"), maxCheckpointBytes, &cp)
+		err := rd.ReadJSON("cells/"+cell.ID+"/checkpoint.json", &cp)
 		switch {
+		case errors.Is(err, os.ErrNotExist) && rounds.NotNeeded(&cell):
+			c.Total-- // a round of adaptive repeats its batch did not need
 		case errors.Is(err, os.ErrNotExist):
 			c.Pending++
 		case err != nil:
