@@ -20,7 +20,7 @@ var ErrMemory = errors.New("definition evaluation exceeded its memory bound")
 // definitions evaluate in under 40 MiB and the largest matrix validate
 // accepts in about 200 MiB; the process, with the runtime's own memory,
 // stays under 1 GB.
-const DefaultMemory = 768 << 20
+const DefaultMemory = 512 << 20
 
 // memoryPoll is how often the watchdog reads the heap: a definition that
 // doubles a string allocates each doubling at once, so the heap is read
