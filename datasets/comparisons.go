@@ -345,3 +345,26 @@ func CompareBatch(batch string, cells []*Cell, baseline string, margin float64) 
 func (c Comparison) String() string {
 	return fmt.Sprintf("%s %s %s vs %s %s: %s (%s)", c.Batch, c.Point, c.Candidate, c.Baseline, c.Metric, c.Verdict, c.Reason)
 }
+
+// ShortReason is why a decision is undecided, in a few words: "not
+// steady", "fewer than 3 starts", "interval straddles the margin; ~9
+// starts per side would decide", an unfair check.
+func (c Comparison) ShortReason() string {
+	r := c.Reason
+	switch {
+	case strings.HasPrefix(r, "unfair"):
+		if i := strings.Index(r, ")"); i > 0 {
+			return r[:i+1]
+		}
+	case strings.HasPrefix(r, "not steady"):
+		return "not steady"
+	case strings.HasPrefix(r, "fewer than"):
+		return fmt.Sprintf("fewer than %d starts", stats.MinStarts)
+	case strings.Contains(r, "straddles"):
+		if c.MoreRepeats != nil {
+			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)
+		}
+		return "interval straddles the margin"
+	}
+	return r
+}

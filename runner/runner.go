@@ -35,6 +35,7 @@ import (
 	"yardstick/stages/fairness"
 	"yardstick/stages/report"
 	"yardstick/stages/tabulate"
+	"yardstick/stats"
 )
 
 // Options configure the stage sequence.
@@ -205,6 +206,9 @@ func decisionText(c datasets.Comparison) string {
 			s += fmt.Sprintf(" [%.2f, %.2f]", *c.CILow, *c.CIHigh)
 		}
 		s += " " + c.Verdict
+	}
+	if c.Verdict == stats.Undecided {
+		s += " (" + c.ShortReason() + ")"
 	}
 	return s
 }

@@ -314,7 +314,7 @@ func (c *Comparison) undecided(d *doc) {
 			if cmp.Verdict != stats.Undecided {
 				continue
 			}
-			reason := shortReason(cmp)
+			reason := cmp.ShortReason()
 			if _, ok := which[reason]; !ok {
 				byReason = append(byReason, reason)
 			}

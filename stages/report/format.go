@@ -99,24 +99,3 @@ func fmtComparison(c datasets.Comparison) string {
 	}
 	return s + c.Verdict
 }
-
-// shortReason is why a decision is undecided, in a few words.
-func shortReason(c datasets.Comparison) string {
-	r := c.Reason
-	switch {
-	case strings.HasPrefix(r, "unfair"):
-		if i := strings.Index(r, ")"); i > 0 {
-			return r[:i+1]
-		}
-	case strings.HasPrefix(r, "not steady"):
-		return "not steady"
-	case strings.HasPrefix(r, "fewer than"):
-		return fmt.Sprintf("fewer than %d starts", stats.MinStarts)
-	case strings.Contains(r, "straddles"):
-		if c.MoreRepeats != nil {
-			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)
-		}
-		return "interval straddles the margin"
-	}
-	return r
-}

@@ -492,7 +492,7 @@ func verdicts(d *doc, b *Batch) {
 func verdictPhrase(name string, c datasets.Comparison) string {
 	s := name + " " + fmtComparison(c)
 	if c.Verdict == stats.Undecided {
-		s += " (" + shortReason(c) + ")"
+		s += " (" + c.ShortReason() + ")"
 	}
 	return s
 }
@@ -527,7 +527,7 @@ func bestAt(b *Batch, p Point, m1 metric, w1 string, m2 metric, w2 string) strin
 // orReason is the decision's short reason, or its interval when decided.
 func orReason(c datasets.Comparison) string {
 	if c.Verdict == stats.Undecided {
-		return shortReason(c)
+		return c.ShortReason()
 	}
 	return fmtComparison(c)
 }

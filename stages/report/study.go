@@ -118,7 +118,7 @@ func pointWinner(b *Batch, m metric, p Point) (who, why string) {
 	case c.Verdict == stats.Equivalent:
 		return stats.Equivalent, fmtComparison(c)
 	}
-	return stats.Undecided, shortReason(c)
+	return stats.Undecided, c.ShortReason()
 }
 
 // overall folds per-point outcomes into one: the single outcome of every
@@ -226,7 +226,7 @@ func dimension(b *Batch, v *Variant, m metric) (string, string) {
 		outcomes = append(outcomes, c.Verdict)
 		s := p.Label() + ": " + fmtComparison(c)
 		if c.Verdict == stats.Undecided {
-			s += " (" + shortReason(c) + ")"
+			s += " (" + c.ShortReason() + ")"
 		}
 		detail = append(detail, s)
 	}
