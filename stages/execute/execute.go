@@ -398,21 +398,6 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func safeName(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
 
-// openLogs opens a start's stdout.log and stderr.log for appending, never
-// through a link and never blocked by a named pipe (runfs.OpenLog).
-func openLogs(dir string) (stdout, stderr *os.File, err error) {
-	stdout, err = runfs.OpenLog(filepath.Join(dir, "stdout.log"), false)
-	if err != nil {
-		return nil, nil, err
-	}
-	stderr, err = runfs.OpenLog(filepath.Join(dir, "stderr.log"), false)
-	if err != nil {
-		stdout.Close()
-		return nil, nil, err
-	}
-	return stdout, stderr, nil
-}
-
 // tailBytes is how much of a log a failure message quotes.
 const tailBytes = 2048
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"yardstick/pipeline/runfs"
 )
 
 // DefaultLogCap is how much of a target's or service's stdout and stderr
@@ -36,7 +38,7 @@ type cappedLog struct {
 // openCappedLog opens (appending) the log at path, keeping at most limit
 // bytes of it.
 func openCappedLog(path string, limit int64) (*cappedLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := runfs.OpenLog(path, false) // never through a link, never blocked by a pipe
 	if err != nil {
 		return nil, err
 	}
