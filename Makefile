@@ -60,9 +60,11 @@ netns-test:
 # `calibration`): an A/A pair that must never be better or worse, and a
 # twin doing more work per request that adaptive repeats must call worse;
 # then the A/A again with another process loading both CPUs in bursts.
-# A few minutes of real load, so beside make test (in .ci/run).
+# About 12 minutes of real load. Not yet in .ci/run: its miss check is not
+# reliable on a 2-core machine (the slower twin measured 0.84x to 0.91x of
+# the baseline in three runs, against a 5% margin; docs/methodology.md).
 calibration-test:
-	$(GO) test -tags calibration -count=1 -p 1 -timeout 20m -v -run '^TestCalibration' ./cmd/yardstick/
+	$(GO) test -tags calibration -count=1 -p 1 -timeout 40m -v -run '^TestCalibration' ./cmd/yardstick/
 
 # The Python environment of the notebook readers and reference checks,
 # pinned by requirements.txt, in the git-ignored .venv/; rebuilt when
