@@ -145,11 +145,9 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 	t := tQuantile975(welchDF(vb, dfb, vc, dfc))
 	lr := math.Log(d.Ratio)
 	d.Low, d.High = math.Exp(lr-t*se), math.Exp(lr+t*se)
-	d.decide(o.LowerIsBetter, t*se, math.Max(len64(base), len64(cand)))
+	d.decide(o.LowerIsBetter, t*se, float64(max(len(base), len(cand))))
 	return d
 }
-
-func len64(s []Start) float64 { return float64(min(len(s), 1<<20)) }
 
 // undecidable is why no interval can be had, or "".
 func undecidable(base, cand []Start) string {

@@ -120,7 +120,7 @@ func join(a, b *side) *Comparison {
 	c.drift, c.driftKnown = drift(a, b)
 	inA := map[string]*datasets.Cell{}
 	for i := range a.t.cells {
-		if measured(&a.t.cells[i]) {
+		if datasets.Measured(&a.t.cells[i]) {
 			inA[a.t.cells[i].CellID] = &a.t.cells[i]
 		}
 	}

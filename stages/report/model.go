@@ -201,15 +201,10 @@ type Sample struct {
 	OK, UnfairN, Failed, Pending int
 }
 
-// measured says whether a cell has numbers: ok, or measured but unfair.
-func measured(c *datasets.Cell) bool {
-	return c.Status == pipeline.StatusOK || c.Status == pipeline.StatusUnfair
-}
-
 // add counts cell c, one repeat of the sample, by its status.
 func (s *Sample) add(c *datasets.Cell) {
 	s.Cells = append(s.Cells, c)
-	if measured(c) {
+	if datasets.Measured(c) {
 		s.Measured = append(s.Measured, c)
 	}
 	switch c.Status {
@@ -383,17 +378,16 @@ func chooseBaseline(b *Batch, flag string) {
 		b.BaselineNote = fmt.Sprintf("No baseline declared for batch %s: no ratios, verdicts or radar (pass --baseline TARGET).", b.Name)
 		return
 	}
-	for _, v := range b.Variants {
-		if v.Label == name {
-			b.Baseline = v
-		}
+	cells := make([]*datasets.Cell, 0, len(b.cellIDs))
+	for _, c := range b.cellIDs {
+		cells = append(cells, c)
 	}
-	if b.Baseline == nil {
-		for _, v := range b.Variants {
-			if v.Target == name {
-				b.Baseline = v
-				break
-			}
+	// The same rule as the comparisons table's: a variant label, else the
+	// target's first variant in plan order.
+	label := datasets.BaselineVariant(cells, name)
+	for _, v := range b.Variants {
+		if label != "" && v.Label == label {
+			b.Baseline = v
 		}
 	}
 	if b.Baseline == nil {
