@@ -137,7 +137,7 @@ study-name:
 #     relative to the same rows as CSV.
 bench: deps-bench build targets
 	$(GO) run ./cmd/bench-loadgen -pairs 5 -duration 5s
-	$(GO) test -run '^$$' -bench . -benchmem ./stages/execute/loadgen
+	$(GO) test -run '^$$' -bench . -benchmem ./loadgen
 	$(GO) test -run '^$$' -bench BenchmarkTimeseries -benchtime 1x -benchmem ./datasets
 
 lint:
@@ -151,7 +151,7 @@ lint:
 # package's testdata/fuzz/ and fails the target.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schema
-	$(GO) test -run '^$$' -fuzz '^FuzzParseResponse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./stages/execute/loadgen
+	$(GO) test -run '^$$' -fuzz '^FuzzParseResponse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./loadgen
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./pipeline
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPlan$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./pipeline
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline/cpuset"
-	"yardstick/stages/execute/loadgen"
 )
 
 func init() {

@@ -20,8 +20,8 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/internal/netnstest"
+	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/stages/execute/loadgen"
 )
 
 // The two-host tests (make netns-test, root and iproute2): two network

@@ -15,10 +15,10 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sync/errgroup"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/gclog"
-	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/procsample"
 	"yardstick/stats"
 	"yardstick/stats/hdrstat"

@@ -7,8 +7,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/stages/execute/loadgen"
 	"yardstick/stats/hdrstat"
 )
 

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/procgroup"
 	"yardstick/stages/execute/procsample"
 )

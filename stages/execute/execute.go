@@ -32,11 +32,11 @@ import (
 	"strings"
 	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/pipeline/runfs"
 	"yardstick/stages/execute/hosts"
-	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/procgroup"
 )
 

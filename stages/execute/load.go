@@ -16,9 +16,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
-	"yardstick/stages/execute/loadgen"
 	"yardstick/stages/execute/procgroup"
 )
 

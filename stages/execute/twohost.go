@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/stages/execute/hosts"
-	"yardstick/stages/execute/loadgen"
 )
 
 // loadgenMasks takes the load generator's CPU masks from its own result

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/stages/execute/hosts"
-	"yardstick/stages/execute/loadgen"
 )
 
 func TestCheckHosts(t *testing.T) {
