@@ -347,7 +347,7 @@ func (c Comparison) String() string {
 }
 
 // ShortReason is why a decision is undecided, in a few words: "not
-// steady", "fewer than 3 starts", "interval straddles the margin; ~9
+// steady", "fewer than 3 starts", "one start a side: ...", "interval straddles the margin; ~9
 // starts per side would decide", an unfair check.
 func (c Comparison) ShortReason() string {
 	r := c.Reason
@@ -360,6 +360,11 @@ func (c Comparison) ShortReason() string {
 		return "not steady"
 	case strings.HasPrefix(r, "fewer than"):
 		return fmt.Sprintf("fewer than %d starts", stats.MinStarts)
+	case strings.HasPrefix(r, "one start on a side"):
+		if c.MoreRepeats != nil && *c.MoreRepeats > stats.MinStarts {
+			return fmt.Sprintf("one start a side: no noise between starts; ~%d starts per side would decide", *c.MoreRepeats)
+		}
+		return fmt.Sprintf("one start a side: no noise between starts; %d starts per side would measure it", stats.MinStarts)
 	case strings.Contains(r, "straddles"):
 		if c.MoreRepeats != nil {
 			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)

@@ -99,7 +99,8 @@ type Options struct {
 // Welch-Satterthwaite degrees of freedom, which keeps its 95% coverage
 // with as few as three starts a side, where percentile intervals are far
 // too narrow. With one start on a side only the within-start level
-// contributes (WithinOnly). A start whose kept window was not steady (an
+// contributes (WithinOnly), and the comparison is undecided whatever its
+// interval: the variance between starts is not in it. A start whose kept window was not steady (an
 // infinite half-width) is left out; a side left with none is undecided.
 func Decide(base, cand []Start, o Options) (d Decision) {
 	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
@@ -386,7 +387,25 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64) {
 		}
 	}
 	if d.WithinOnly {
-		d.Reason += " (one start on a side: the interval covers only the noise within a start)"
+		d.withinOnly()
+	}
+}
+
+// withinOnly leaves a comparison with one start on a side undecided,
+// whatever its interval: that interval covers only the noise within the
+// starts, and two starts of the same binary differ by more than that (an
+// A/A of the demo, a run against its rerun, gave p99 1.56x [1.19, 2.06]).
+// The interval is kept, for what it shows.
+func (d *Decision) withinOnly() {
+	was := d.Verdict
+	d.Verdict = Undecided
+	d.Reason = fmt.Sprintf("one start on a side (%d and %d), so the interval covers only the noise within a start, not between starts: %s",
+		d.StartsBaseline, d.StartsCandidate, d.Reason)
+	if was != Undecided {
+		d.MoreStarts = MinStarts
+		d.Reason += fmt.Sprintf(" (it would be %s); %d starts per side would measure the noise between starts", was, MinStarts)
+	} else if d.MoreStarts > 0 && d.MoreStarts < MinStarts {
+		d.MoreStarts = MinStarts
 	}
 }
 

@@ -112,7 +112,7 @@ func writeProcess(b *strings.Builder, p *pipeline.Process, indent string) {
 
 func fairnessText(b *pipeline.Batch) string {
 	f := b.Fairness
-	parts := []string{fmt.Sprintf("noise band %s", pct(f.Noise))}
+	parts := []string{fmt.Sprintf("margin ±%s", pct(f.Noise))}
 	if f.EventLoops > 0 {
 		parts = append(parts, fmt.Sprintf("event loops %d", f.EventLoops))
 	}

@@ -174,21 +174,23 @@ func aaCells(rps float64, p99 int64, noise float64, steady bool) []datasets.Cell
 func ptrTo[T any](v T) *T { return &v }
 
 // One start a side, no margin (the fixture has no batches table): B's
-// throughput 20% above A's with each kept window ±15% is undecided (its
-// interval straddles 1), its p99 20% below just decided; the same
-// differences with ±3% are decided, unless B's kept window was not steady
-// (its throughput drifted 25% across it): such a cell estimates nothing
-// stable, so every load metric is undecided and the row is said to be
-// biased.
+// throughput 20% above A's with each kept window ±15% has an interval
+// that straddles 1; with ±3% the interval lies beyond it. Neither is
+// decided: one start a side measures nothing of the noise between starts,
+// which is what a run and its rerun differ by. Unless B's kept window was
+// not steady (its throughput drifted 25% across it): such a cell
+// estimates nothing stable, so every load metric is undecided and the
+// row is said to be biased.
 func TestCompareMeasuredNoise(t *testing.T) {
 	for _, tc := range []struct {
 		noise      float64
 		steady     bool
 		want, ties string
 	}{
-		{0.15, true, "| main | go | c8 | 1 | 1.20x \\[0.97, 1.48\\] undecided | undecided | 0.80x \\[0.65, 0.99\\] better |",
-			"- main go c8: rps: interval straddles the margin"},
-		{0.03, true, "| main | go | c8 | 1 | 1.20x \\[1.15, 1.25\\] better | undecided | 0.80x \\[0.77, 0.83\\] better |", ""},
+		{0.15, true, "| main | go | c8 | 1 | 1.20x \\[0.97, 1.48\\] undecided | undecided | 0.80x \\[0.65, 0.99\\] undecided |",
+			"- main go c8: rps, p99: one start a side: no noise between starts"},
+		{0.03, true, "| main | go | c8 | 1 | 1.20x \\[1.15, 1.25\\] undecided | undecided | 0.80x \\[0.77, 0.83\\] undecided |",
+			"- main go c8: rps, p99: one start a side: no noise between starts; 3 starts per side would measure it"},
 		{0.03, false, "| main | go | c8 | 1 | undecided | undecided | undecided |",
 			"- main go c8: rps, p99: not steady"},
 	} {

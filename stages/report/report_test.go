@@ -101,8 +101,8 @@ func TestGoldenMarkdown(t *testing.T) {
 		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
 		"| 7% |", "CPU sets: target 0, load generator 1", // preconditions
 		"had the highest throughput in", "1 of 4 were equivalent", "1 of 4 undecided", // wins
-		"- jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.54, 1.90] worse", // decisions
-		"- at c32-p128: highest throughput undecided (jvm-512m ahead, interval straddles the margin",     // no baseline: the best, undecided
+		"- jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.54, 1.90] worse",                                           // decisions
+		"- at c32-p128: highest throughput undecided (jvm-512m ahead, one start a side: no noise between starts; ~4 starts per side would decide)", // no baseline: the best, undecided
 		"No baseline declared for batch heap", // the heap batch has none
 		"### Heap gradient", "### Peak throughput per payload", "### Steady state",
 		// the cells still warming up in their kept window, said at the top
