@@ -97,8 +97,11 @@ type Fairness struct {
 	EventLoops              int        `json:"eventLoops,omitempty"`
 	LogBytesPerRequest      *Tolerance `json:"logBytesPerRequest,omitempty"`
 	ResponseBytesPerRequest *Tolerance `json:"responseBytesPerRequest,omitempty"`
-	// Noise is the declared noise band: a relative difference at most this
-	// large is a tie.
+	// Noise is the declared margin (fairness.margin, or its older name
+	// fairness.noise): the smallest relative difference that matters.
+	// Comparisons are decided against it; it says nothing of the
+	// machine's measured noise. The plan keeps the key "noise", so that
+	// plans and cell ids of earlier runs stay as they were.
 	Noise float64 `json:"noise"`
 }
 

@@ -93,7 +93,7 @@ type jsonFairness struct {
 	EventLoops              int            `json:"eventLoops"`
 	LogBytesPerRequest      *jsonTolerance `json:"logBytesPerRequest"`
 	ResponseBytesPerRequest *jsonTolerance `json:"responseBytesPerRequest"`
-	Noise                   float64        `json:"noise"`
+	Margin                  float64        `json:"margin"`
 }
 
 func (f jsonFairness) convert() pipeline.Fairness {
@@ -101,7 +101,7 @@ func (f jsonFairness) convert() pipeline.Fairness {
 		EventLoops:              f.EventLoops,
 		LogBytesPerRequest:      f.LogBytesPerRequest.convert(),
 		ResponseBytesPerRequest: f.ResponseBytesPerRequest.convert(),
-		Noise:                   f.Noise,
+		Noise:                   f.Margin,
 	}
 }
 

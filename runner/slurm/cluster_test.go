@@ -153,7 +153,7 @@ func runDir(t *testing.T, out string) *pipeline.RunDir {
 // the demo: its plan hash and cell ids in order.
 func (c *cluster) planned(t *testing.T) (string, []string) {
 	t.Helper()
-	out, errOut, code := c.yardstick(t, time.Minute, "plan", "experiments/demo.cue", "--json")
+	out, errOut, code := c.yardstick(t, time.Minute, "plan", "experiments/demo.cue", "-t", "repeats=1", "--json")
 	if code != 0 {
 		t.Fatalf("plan: exit %d\n%s", code, errOut)
 	}
@@ -275,7 +275,7 @@ func TestSlurm(t *testing.T) {
 	hash, ids := c.planned(t)
 
 	t.Run("wait", func(t *testing.T) {
-		out, errOut, code := c.yardstick(t, 4*time.Minute, "slurm", "experiments/demo.cue", "--out", t.TempDir(), "--wait")
+		out, errOut, code := c.yardstick(t, 4*time.Minute, "slurm", "experiments/demo.cue", "-t", "repeats=1", "--out", t.TempDir(), "--wait")
 		rd := runDir(t, out)
 		if code != 0 {
 			t.Fatalf("slurm --wait: exit %d\n%s\n%s\n%s", code, out, errOut, jobLogs(rd))
@@ -303,7 +303,7 @@ func TestSlurm(t *testing.T) {
 	t.Run("two batches on two nodes", func(t *testing.T) { testTwoNodes(t, c) })
 
 	t.Run("cancel and resubmit", func(t *testing.T) {
-		out, errOut, code := c.yardstick(t, time.Minute, "slurm", "experiments/demo.cue", "--out", t.TempDir())
+		out, errOut, code := c.yardstick(t, time.Minute, "slurm", "experiments/demo.cue", "-t", "repeats=1", "--out", t.TempDir())
 		if code != 0 {
 			t.Fatalf("slurm: exit %d\n%s\n%s", code, out, errOut)
 		}
