@@ -64,6 +64,10 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 	for r := 1; r <= last && (st.Stopped == "" || r <= st.Ran); r++ {
 		began := time.Now()
 		eo.Filter = func(c *pipeline.Cell) bool { return c.Batch == b.Name && c.Repeat == r }
+		eo.Stage = fmt.Sprintf("%s round %d of %d to %d:", b.Name, r, st.Min, last)
+		if st.Fixed > 0 {
+			eo.Stage = fmt.Sprintf("%s round %d of %d:", b.Name, r, last)
+		}
 		rs, err := execute.Run(ctx, rd, p, eo)
 		sum.Add(rs)
 		if err != nil || rs.Interrupted {

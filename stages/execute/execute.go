@@ -52,6 +52,9 @@ type Options struct {
 	// Progress receives progress lines; Terminal redraws one line.
 	Progress io.Writer
 	Terminal bool
+	// Stage, when set, heads the progress counter: "round 2 of 3 to 4"
+	// for a round of adaptive repeats.
+	Stage string
 	// StopGrace is how long a process gets between SIGTERM and SIGKILL.
 	StopGrace time.Duration
 	// BuildTimeout bounds each build step (default 15 minutes): a build
@@ -165,6 +168,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 		return r.summary, err
 	}
 	r.prog = newProgress(opts.Progress, opts.Terminal, len(todo), estimateCells(p, todo))
+	r.prog.stage = opts.Stage
 	for _, b := range p.Batches {
 		var cells []pipeline.Cell
 		for _, c := range todo {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -113,6 +114,7 @@ type load struct {
 	spec   loadgen.Spec
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
+	child  []*os.File // the child's pipe ends, closed once it has started
 	stderr syncBuffer
 	res    *loadgen.Result // set by read when the run ends with a result
 	remote bool            // on another node (srun): l.p is srun, not the load generator
@@ -141,6 +143,7 @@ func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) 
 		Stderr: &l.stderr,
 		Setup:  l.pipes,
 	})
+	l.closeChildEnds(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
@@ -148,14 +151,45 @@ func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) 
 	return l, nil
 }
 
-// pipes connects the load generator's stdin and stdout.
+// pipes connects the load generator's stdin and stdout through pipes of
+// our own, not exec's StdinPipe and StdoutPipe: procgroup waits for the
+// process as soon as it starts, and Wait closes exec's pipes when the
+// process exits, which could lose the result line not yet read ("read
+// |0: file already closed", seen about once in 100 runs under load).
+// The child's ends are closed here once it has started (closeChildEnds).
 func (l *load) pipes(cmd *exec.Cmd) error {
-	var err error
-	if l.stdin, err = cmd.StdinPipe(); err != nil {
-		return err
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("load generator stdin: %w", err)
 	}
-	l.stdout, err = cmd.StdoutPipe()
-	return err
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return fmt.Errorf("load generator stdout: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	l.stdin, l.stdout = inW, outR
+	l.child = []*os.File{inR, outW}
+	return nil
+}
+
+// closeChildEnds closes the pipe ends the child holds its own copies of,
+// so that our read of its stdout sees EOF when it exits; and, when the
+// start failed, our own ends too.
+func (l *load) closeChildEnds(started bool) {
+	for _, f := range l.child {
+		f.Close()
+	}
+	l.child = nil
+	if !started {
+		if l.stdin != nil {
+			l.stdin.Close()
+		}
+		if l.stdout != nil {
+			l.stdout.Close()
+		}
+	}
 }
 
 // limit is the hard bound of a run: its own length plus the request
@@ -169,6 +203,7 @@ func (l *load) limit() time.Duration {
 // stop and still waits for the result of what was measured.
 func (l *load) read(ctx context.Context, onInterval func(loadgen.Interval)) error {
 	defer l.r.stop(l.p)
+	defer l.stdout.Close()
 	res, err := loadgen.Drive(ctx, l.stdout, l.stdin, l.spec, onInterval)
 	l.stdin.Close()
 	if err != nil {

@@ -23,6 +23,7 @@ type progress struct {
 	estimate time.Duration
 	current  string
 	drawn    bool
+	stage    string // heads the counter: "round 2 of 3 to 4"
 }
 
 func newProgress(w io.Writer, terminal bool, total int, estimate time.Duration) *progress {
@@ -44,7 +45,11 @@ func (p *progress) eta() time.Duration {
 }
 
 func (p *progress) status() string {
-	return fmt.Sprintf("[%d/%d] elapsed %s, eta %s", p.done+p.failed, p.total,
+	stage := ""
+	if p.stage != "" {
+		stage = p.stage + " "
+	}
+	return fmt.Sprintf("[%s%d/%d] elapsed %s, eta %s", stage, p.done+p.failed, p.total,
 		time.Since(p.start).Round(time.Second), p.eta().Round(time.Second))
 }
 
