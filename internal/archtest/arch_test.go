@@ -139,6 +139,32 @@ func TestStagesDoNotImportEachOther(t *testing.T) {
 	}
 }
 
+// TestRunnerUsesStageEntryPoints: the runner calls a stage through its
+// package, never one of the stage's own sub-packages (procsample,
+// machine, ...), and the Slurm scripts link no stage at all: writing a job
+// array needs the plan, not the executor and its load generator.
+func TestRunnerUsesStageEntryPoints(t *testing.T) {
+	dir := root(t)
+	for _, p := range list(t, dir, "./runner/...") {
+		for _, imp := range p.Imports {
+			if st := stageOf(imp); st != "" && imp != "yardstick/"+st {
+				t.Errorf("%s imports %s: expose what it needs through yardstick/%s or move it below the stages", p.ImportPath, imp, st)
+			}
+		}
+	}
+	cmd := exec.Command("go", "list", "-deps", "./runner/slurm")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./runner/slurm: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if stageOf(dep) != "" || dep == "yardstick/loadgen" {
+			t.Errorf("yardstick/runner/slurm links %s: it writes scripts and reads checkpoints, and needs no stage", dep)
+		}
+	}
+}
+
 // TestCUEStaysOnTheDefinitionSide: the readers and runners of a run link
 // no CUE.
 func TestCUEStaysOnTheDefinitionSide(t *testing.T) {
