@@ -1,14 +1,18 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"yardstick/stages/report/analysis"
+)
 
 // crossings says where the throughput leader changes along concurrency,
 // across points without a leader (equivalent, undecided) and unmeasured ones, and says so when it never changes.
 func TestCrossings(t *testing.T) {
-	pts := func(cs ...int64) []Point {
-		var out []Point
+	pts := func(cs ...int64) []analysis.Point {
+		var out []analysis.Point
 		for _, c := range cs {
-			out = append(out, Point{Payload: 7, Mode: "closed", Concurrency: c})
+			out = append(out, analysis.Point{Payload: 7, Mode: "closed", Concurrency: c})
 		}
 		return out
 	}
@@ -48,7 +52,7 @@ func TestOverall(t *testing.T) {
 		{[]string{"", ""}, "not measured"},
 		{[]string{"", "go"}, "go"},
 	} {
-		if got := overall(tc.per); got != tc.want {
+		if got := analysis.Overall(tc.per); got != tc.want {
 			t.Errorf("overall(%q) = %q, want %q", tc.per, got, tc.want)
 		}
 	}
