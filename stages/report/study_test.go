@@ -36,24 +36,3 @@ func TestCrossings(t *testing.T) {
 		}
 	}
 }
-
-// overall folds per-point winners: one winner everywhere, all
-// equivalent, undecided where any point is, or split.
-func TestOverall(t *testing.T) {
-	for _, tc := range []struct {
-		per  []string
-		want string
-	}{
-		{[]string{"go", "go"}, "go"},
-		{[]string{"equivalent", "equivalent"}, "equivalent"},
-		{[]string{"go", "equivalent"}, "split"},
-		{[]string{"go", "undecided"}, "undecided"},
-		{[]string{"go", "scg-g1"}, "split"},
-		{[]string{"", ""}, "not measured"},
-		{[]string{"", "go"}, "go"},
-	} {
-		if got := analysis.Overall(tc.per); got != tc.want {
-			t.Errorf("overall(%q) = %q, want %q", tc.per, got, tc.want)
-		}
-	}
-}
