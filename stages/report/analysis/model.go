@@ -97,7 +97,7 @@ func MetricByKey(k string) Metric {
 			return m
 		}
 	}
-	panic("report: no metric " + k)
+	panic("analysis: no metric " + k)
 }
 
 // RadarAxes are the seven dimensions of the report's radar chart
