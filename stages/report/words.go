@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"yardstick/datasets"
 	"yardstick/pipeline"
 	"yardstick/stages/report/analysis"
 )
@@ -130,11 +129,6 @@ func fmtWindows(ws []analysis.Window) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, "; ")
-}
-
-// windowsOf describes the windows of the batch's cells.
-func windowsOf(cells []datasets.Cell, batch string) string {
-	return fmtWindows(analysis.WindowsOf(cells, batch))
 }
 
 // cpuSets is the batch's CPU sets in words.
