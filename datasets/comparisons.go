@@ -28,6 +28,9 @@ type Comparison struct {
 	Band      float64
 	Verdict   string
 	Reason    string
+	// Kind is the reason's kind. It is no column: a row read back from
+	// the table gets it from its reason (stats.ReasonKindOf).
+	Kind stats.ReasonKind
 	// Repeats is the smaller of the two sides' process starts;
 	// RepeatsBaseline and RepeatsCandidate are each side's.
 	Repeats          int64
@@ -44,7 +47,7 @@ type Comparison struct {
 // Comparisons is the comparisons table: one row per batch, workload
 // point, candidate variant and metric, in batch, point, candidate and
 // metric order.
-var Comparisons = newTable("comparisons",
+var Comparisons = withKinds(newTable("comparisons",
 	dictCol("batch", func(r *Comparison) *string { return &r.Batch }),
 	dictCol("point", func(r *Comparison) *string { return &r.Point }),
 	dictCol("candidate", func(r *Comparison) *string { return &r.Candidate }),
@@ -61,7 +64,14 @@ var Comparisons = newTable("comparisons",
 	int64Col("repeats_candidate", func(r *Comparison) *int64 { return &r.RepeatsCandidate }),
 	boolCol("within_only", func(r *Comparison) *bool { return &r.WithinOnly }),
 	optInt64Col("more_repeats", func(r *Comparison) **int64 { return &r.MoreRepeats }),
-)
+))
+
+// withKinds gives every row read back from the comparisons table its
+// reason's kind, which the table keeps as text only.
+func withKinds(t *Table[Comparison]) *Table[Comparison] {
+	t.afterRead = func(r *Comparison) { r.Kind = stats.ReasonKindOf(r.Reason) }
+	return t
+}
 
 // A Metric is one compared metric: its name in the comparisons table,
 // its direction, its value in a cell, and how well the cell's kept window
@@ -179,7 +189,7 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 	d := stats.Decide(Starts(base, m), Starts(cand, m), o)
 	row := Comparison{Batch: batch, Point: point, Candidate: candidate, Baseline: baseline, Metric: m.Name,
 		Ratio: finitePtr(d.Ratio), CILow: finitePtr(d.Low), CIHigh: finitePtr(d.High), Band: d.Margin,
-		Verdict: d.Verdict, Reason: d.Reason, RepeatsBaseline: int64(d.StartsBaseline), RepeatsCandidate: int64(d.StartsCandidate),
+		Verdict: d.Verdict, Reason: d.Reason, Kind: d.Kind, RepeatsBaseline: int64(d.StartsBaseline), RepeatsCandidate: int64(d.StartsCandidate),
 		WithinOnly: d.WithinOnly}
 	row.Repeats = min(row.RepeatsBaseline, row.RepeatsCandidate)
 	if d.MoreStarts > 0 {
@@ -188,7 +198,7 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 	}
 	if u := unfairChecks(base, cand); u != "" {
 		row.Verdict = stats.Undecided
-		row.Reason = "unfair (" + u + "): " + d.Reason
+		row.Reason, row.Kind = "unfair ("+u+"): "+d.Reason, stats.ReasonUnfair
 		row.MoreRepeats = nil
 	}
 	return row
@@ -351,21 +361,21 @@ func (c Comparison) String() string {
 // starts per side would decide", an unfair check.
 func (c Comparison) ShortReason() string {
 	r := c.Reason
-	switch {
-	case strings.HasPrefix(r, "unfair"):
+	switch c.Kind {
+	case stats.ReasonUnfair:
 		if i := strings.Index(r, ")"); i > 0 {
 			return r[:i+1]
 		}
-	case strings.HasPrefix(r, "not steady"):
+	case stats.ReasonNotSteady:
 		return "not steady"
-	case strings.HasPrefix(r, "fewer than"):
+	case stats.ReasonFewStarts:
 		return fmt.Sprintf("fewer than %d starts", stats.MinStarts)
-	case strings.HasPrefix(r, "one start on a side"):
+	case stats.ReasonOneStart:
 		if c.MoreRepeats != nil && *c.MoreRepeats > stats.MinStarts {
 			return fmt.Sprintf("one start a side: no noise between starts; ~%d starts per side would decide", *c.MoreRepeats)
 		}
 		return fmt.Sprintf("one start a side: no noise between starts; %d starts per side would measure it", stats.MinStarts)
-	case strings.Contains(r, "straddles"):
+	case stats.ReasonStraddles:
 		if c.MoreRepeats != nil {
 			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)
 		}

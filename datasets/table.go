@@ -31,6 +31,9 @@ type Table[R any] struct {
 	cols   []column[R]
 	fields []arrow.Field
 	byName map[string]int
+	// afterRead, when set, completes each row read back: a field that
+	// is no column but follows from the columns.
+	afterRead func(*R)
 }
 
 func newTable[R any](name string, cols ...column[R]) *Table[R] {

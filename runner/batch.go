@@ -12,7 +12,6 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/stages/execute"
-	"yardstick/stages/execute/machine"
 )
 
 // One batch at a time: a scheduler (runner/slurm) runs each batch of a run
@@ -43,7 +42,7 @@ func ResumeBatch(ctx context.Context, rd *pipeline.RunDir, batch string, allowDr
 	if err != nil {
 		return nil, fmt.Errorf("%s has no usable lock: %w", rd.Root, err)
 	}
-	current := machine.Lock(p, o.Workdir, Environment(ctx, p, o))
+	current := execute.Lock(p, o.Workdir, Environment(ctx, p, o))
 	var drift []pipeline.Drift
 	for _, d := range lock.Diff(current) {
 		if d.What == "binary" && binaryOfBatch(lock, current, d, batch) {
@@ -206,24 +205,21 @@ func Merge(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 		return err
 	}
 	defer unlock()
-	var sum execute.Summary
+	var n pipeline.CellCounts
 	pending := map[string]int{}
 	for _, c := range p.Cells {
-		if !execute.Selected(o.Only, &c) {
+		if !pipeline.Selected(o.Only, &c) {
 			continue
 		}
-		sum.Planned++
-		cp, err := rd.ReadCheckpoint(c.ID)
-		switch {
-		case err != nil:
-			sum.Pending++
+		// A checkpoint that does not read back whole is pending: its
+		// batch is to be resubmitted.
+		st, _ := rd.CellStatus(&c, nil)
+		n.Add(st)
+		if st == pipeline.StatusPending {
 			pending[c.Batch]++
-		case cp.Status == pipeline.StatusFailed:
-			sum.Failed++
-		default:
-			sum.Done++
 		}
 	}
+	sum := execute.Summary{Planned: n.Planned(), Done: n.OK, Failed: n.Failed, Pending: n.Pending}
 	failedChecks, err := finish(rd, p, sum, o)
 	if err != nil {
 		return err

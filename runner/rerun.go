@@ -10,7 +10,7 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/runfs"
-	"yardstick/stages/execute/machine"
+	"yardstick/stages/execute"
 )
 
 // now is the clock run ids are made from.
@@ -37,7 +37,7 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 		return nil, nil, fmt.Errorf("%s has no usable lock: %w", old.Root, err)
 	}
 	e := Environment(ctx, p, o)
-	current := machine.Lock(p, o.Workdir, e)
+	current := execute.Lock(p, o.Workdir, e)
 	drift := lock.Diff(current)
 	if err := reportDrift("rerun", old, drift, allowDrift, o); err != nil {
 		return nil, nil, err

@@ -30,8 +30,6 @@ import (
 	"yardstick/pipeline/cpuset"
 	"yardstick/pipeline/safetext"
 	"yardstick/stages/execute"
-	"yardstick/stages/execute/hosts"
-	"yardstick/stages/execute/machine"
 	"yardstick/stages/fairness"
 	"yardstick/stages/report"
 	"yardstick/stages/tabulate"
@@ -58,7 +56,7 @@ type Options struct {
 	Terminal       bool
 	// Hosts are the hosts of the two-host batches, resolved; see
 	// execute.Options.Hosts.
-	Hosts *hosts.Pair
+	Hosts *execute.Hosts
 	// AllowDrift (run --resume, rerun --allow-drift) lets a build step
 	// make other files than the lock records; see
 	// execute.Options.AllowDrift.
@@ -100,7 +98,7 @@ func Create(ctx context.Context, results string, p *pipeline.Plan, sources []Sou
 	if err := pipeline.WriteJSONAtomic(rd.Path("environment.json"), e); err != nil {
 		return nil, err
 	}
-	if err := rd.WriteLock(machine.Lock(p, o.Workdir, e)); err != nil {
+	if err := rd.WriteLock(execute.Lock(p, o.Workdir, e)); err != nil {
 		return nil, err
 	}
 	return rd, nil
@@ -116,7 +114,7 @@ func writeSource(rd *pipeline.RunDir, name string, content []byte) error {
 
 // Environment describes this machine for a run of plan p.
 func Environment(ctx context.Context, p *pipeline.Plan, o Options) pipeline.Environment {
-	e := machine.Capture(ctx)
+	e := execute.Environment(ctx)
 	e.Yardstick, e.SourceHash, e.PlanHash, e.Workdir = o.Version, p.SourceHash, p.Hash, o.Workdir
 	return e
 }

@@ -12,7 +12,7 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/runfs"
-	"yardstick/stages/execute/machine"
+	"yardstick/stages/execute"
 )
 
 // Verify checks, before anything runs, that a run directory's lock is
@@ -77,7 +77,7 @@ func Resume(ctx context.Context, rd *pipeline.RunDir, allowDrift bool, o Options
 	if err != nil {
 		return nil, fmt.Errorf("%s has no usable lock: %w", rd.Root, err)
 	}
-	current := machine.Lock(p, o.Workdir, Environment(ctx, p, o))
+	current := execute.Lock(p, o.Workdir, Environment(ctx, p, o))
 	drift := lock.Diff(current)
 	if err := reportDrift("resume", rd, drift, allowDrift, o); err != nil {
 		return nil, err

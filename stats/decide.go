@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 )
 
 // The four outcomes of a decision (docs/methodology.md#decisions).
@@ -57,8 +56,10 @@ type Decision struct {
 	Margin float64
 	// Verdict is one of Better, Worse, Equivalent, Undecided.
 	Verdict string
-	// Reason says, in words, why the verdict is what it is.
+	// Reason says, in words, why the verdict is what it is, and Kind
+	// what kind of reason it is.
 	Reason string
+	Kind   ReasonKind
 	// StartsBaseline and StartsCandidate are the starts on each side that
 	// were steady (the others are left out, and the reason says so).
 	StartsBaseline, StartsCandidate int
@@ -109,21 +110,23 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 	cand, dropC := steadyStarts(cand)
 	d.StartsBaseline, d.StartsCandidate = len(base), len(cand)
 	defer d.noteDropped(dropB, dropC)
-	reason := undecidable(base, cand)
+	reason, kind := undecidable(base, cand)
 	if reason == "" && o.MinStarts > 0 && (len(base) < o.MinStarts || len(cand) < o.MinStarts) {
 		reason = fmt.Sprintf("fewer than %d starts on a side (%d and %d): this metric has no within-start uncertainty beyond its resolution", o.MinStarts, len(base), len(cand))
+		kind = ReasonFewStarts
 	}
 	if (dropB > 0 && len(base) == 0) || (dropC > 0 && len(cand) == 0) {
 		reason = "not steady: no start of a side had a steady kept window, so its figures estimate nothing stable"
+		kind = ReasonNotSteady
 	}
-	if len(base) > 0 && len(cand) > 0 && !strings.HasPrefix(reason, "the ") {
+	if len(base) > 0 && len(cand) > 0 && kind != ReasonImpossible {
 		d.Baseline, d.Candidate = meanValue(base), meanValue(cand)
 		if d.Baseline > 0 {
 			d.Ratio = d.Candidate / d.Baseline // the estimate, even undecided
 		}
 	}
 	if reason != "" {
-		d.Reason = reason
+		d.Reason, d.Kind = reason, kind
 		return d
 	}
 	if d.Baseline == 0 && d.Candidate == 0 {
@@ -150,10 +153,11 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 	return d
 }
 
-// undecidable is why no interval can be had, or "".
-func undecidable(base, cand []Start) string {
+// undecidable is why no interval can be had, and its kind; "" when one
+// can.
+func undecidable(base, cand []Start) (string, ReasonKind) {
 	if len(base) == 0 || len(cand) == 0 {
-		return "no value on one side"
+		return "no value on one side", ReasonOther
 	}
 	for _, side := range []struct {
 		name string
@@ -161,14 +165,14 @@ func undecidable(base, cand []Start) string {
 	}{{"baseline", base}, {"candidate", cand}} {
 		for _, st := range side.s {
 			if math.IsNaN(st.Value) || math.IsInf(st.Value, 0) || st.Value < 0 {
-				return fmt.Sprintf("the %s has an impossible value (%g)", side.name, st.Value)
+				return fmt.Sprintf("the %s has an impossible value (%g)", side.name, st.Value), ReasonImpossible
 			}
 		}
 		if len(side.s) < MinStarts && !knownWithin(side.s) {
-			return fmt.Sprintf("fewer than %d starts on a side (%d and %d) and no within-start uncertainty for this metric", MinStarts, len(base), len(cand))
+			return fmt.Sprintf("fewer than %d starts on a side (%d and %d) and no within-start uncertainty for this metric", MinStarts, len(base), len(cand)), ReasonFewStarts
 		}
 	}
-	return ""
+	return "", ReasonOther
 }
 
 // steadyStarts are the starts whose kept window was steady (a finite
@@ -187,7 +191,7 @@ func steadyStarts(s []Start) ([]Start, int) {
 
 // noteDropped says in the reason how many starts were not steady.
 func (d *Decision) noteDropped(base, cand int) {
-	if base+cand > 0 && !strings.HasPrefix(d.Reason, "not steady") {
+	if base+cand > 0 && d.Kind != ReasonNotSteady {
 		d.Reason += fmt.Sprintf(" (left out, not steady: %d baseline and %d candidate start(s))", base, cand)
 	}
 }
@@ -375,7 +379,7 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64) {
 		d.Verdict = Equivalent
 		d.Reason = fmt.Sprintf("%s lies inside the margin ±%s", interval, pct(d.Margin))
 	default:
-		d.Reason = fmt.Sprintf("%s straddles the margin ±%s", interval, pct(d.Margin))
+		d.Reason, d.Kind = fmt.Sprintf("%s straddles the margin ±%s", interval, pct(d.Margin)), ReasonStraddles
 		// the half-width that would fit: inside the band, or beyond it
 		off := math.Abs(math.Log(d.Ratio))
 		need := math.Abs(math.Log(hi) - off) // to fit inside the margin, or beyond it
@@ -401,6 +405,7 @@ func (d *Decision) withinOnly() {
 	d.Verdict = Undecided
 	d.Reason = fmt.Sprintf("one start on a side (%d and %d), so the interval covers only the noise within a start, not between starts: %s",
 		d.StartsBaseline, d.StartsCandidate, d.Reason)
+	d.Kind = ReasonOneStart
 	if was != Undecided {
 		d.MoreStarts = MinStarts
 		d.Reason += fmt.Sprintf(" (it would be %s); %d starts per side would measure the noise between starts", was, MinStarts)

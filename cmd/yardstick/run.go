@@ -12,7 +12,6 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/runner"
-	"yardstick/stages/execute"
 )
 
 func init() {
@@ -38,7 +37,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := execute.ValidateOnly(*only); err != nil {
+	if err := pipeline.ValidateOnly(*only); err != nil {
 		return usagef("%v", err)
 	}
 	o, err := runnerOptions(env, *only, *strict)

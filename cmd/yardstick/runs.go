@@ -185,36 +185,46 @@ func countCells(rd *pipeline.RunDir, p *pipeline.Plan) (runCells, error) {
 	if err != nil {
 		return runCells{}, err
 	}
-	c := runCells{Total: len(p.Cells)}
-	if unfair != nil {
-		c.Unfair = new(int)
-	}
+	var n pipeline.CellCounts
 	for _, cell := range p.Cells {
-		var cp struct {
-			CellID string `json:"cell_id"`
-			Status string `json:"status"`
+		st, err := checkpointStatus(rd, &cell, rounds)
+		if err != nil {
+			return runCells{}, err
 		}
-		err := rd.ReadJSON("cells/"+cell.ID+"/checkpoint.json", &cp)
-		switch {
-		case errors.Is(err, os.ErrNotExist) && rounds.NotNeeded(&cell):
-			c.Total-- // a round of adaptive repeats its batch did not need
-		case errors.Is(err, os.ErrNotExist):
-			c.Pending++
-		case err != nil:
-			return c, err
-		case cp.CellID != cell.ID:
-			return c, fmt.Errorf("cells/%s/checkpoint.json is the checkpoint of cell %q", cell.ID, cp.CellID)
-		case cp.Status == pipeline.StatusFailed:
-			c.Failed++
-		case cp.Status != pipeline.StatusOK:
-			return c, fmt.Errorf("cells/%s/checkpoint.json: status %q", cell.ID, cp.Status)
-		case len(unfair[cell.ID]) > 0:
-			*c.Unfair++
-		default:
-			c.OK++
+		if st == pipeline.StatusOK && len(unfair[cell.ID]) > 0 {
+			st = pipeline.StatusUnfair
 		}
+		n.Add(st)
+	}
+	c := runCells{Total: n.Planned(), OK: n.OK, Failed: n.Failed, Pending: n.Pending}
+	if unfair != nil {
+		c.Unfair = &n.Unfair
 	}
 	return c, nil
+}
+
+// checkpointStatus is cell's status from its checkpoint's status field
+// alone (runs lists many runs: it reads no more of a checkpoint), as
+// RunDir.CellStatus gives it.
+func checkpointStatus(rd *pipeline.RunDir, cell *pipeline.Cell, rounds pipeline.Rounds) (string, error) {
+	var cp struct {
+		CellID string `json:"cell_id"`
+		Status string `json:"status"`
+	}
+	err := rd.ReadJSON("cells/"+cell.ID+"/checkpoint.json", &cp)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && rounds.NotNeeded(cell):
+		return pipeline.StatusNotNeeded, nil // a round of adaptive repeats its batch did not need
+	case errors.Is(err, os.ErrNotExist):
+		return pipeline.StatusPending, nil
+	case err != nil:
+		return "", err
+	case cp.CellID != cell.ID:
+		return "", fmt.Errorf("cells/%s/checkpoint.json is the checkpoint of cell %q", cell.ID, cp.CellID)
+	case cp.Status != pipeline.StatusFailed && cp.Status != pipeline.StatusOK:
+		return "", fmt.Errorf("cells/%s/checkpoint.json: status %q", cell.ID, cp.Status)
+	}
+	return cp.Status, nil
 }
 
 func writeRunsJSON(w io.Writer, runs []runInfo) error {

@@ -9,7 +9,6 @@ import (
 	"yardstick/pipeline"
 	"yardstick/runner"
 	"yardstick/runner/slurm"
-	"yardstick/stages/execute"
 )
 
 func init() {
@@ -95,7 +94,7 @@ func checkSlurmArgs(f *slurmFlags, args []string) error {
 	case (*f.status != "" || *f.merge != "") && (*f.wait || len(f.sbatchArgs) > 0):
 		return usagef("--wait and --sbatch-arg go with a definition or --resume")
 	}
-	if err := execute.ValidateOnly(*f.only); err != nil {
+	if err := pipeline.ValidateOnly(*f.only); err != nil {
 		return usagef("%v", err)
 	}
 	return nil

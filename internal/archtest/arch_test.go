@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,29 @@ func TestFunctionLength(t *testing.T) {
 	})
 }
 
+// maxReportFileLines is the longest a non-test file of the report may
+// be: it was one file of a thousand lines that computed, worded and wrote.
+const maxReportFileLines = 500
+
+// TestReportFilesAreSmall: the report's files stay small enough to hold
+// one job each.
+func TestReportFilesAreSmall(t *testing.T) {
+	dir := root(t)
+	walk(t, filepath.Join(dir, "stages", "report"), func(path string, _ fs.DirEntry) {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n > maxReportFileLines {
+			rel, _ := filepath.Rel(dir, path)
+			t.Errorf("%s is %d lines (at most %d): split it by job", rel, n, maxReportFileLines)
+		}
+	})
+}
+
 type pkg struct {
 	ImportPath string
 	Imports    []string
@@ -135,6 +159,53 @@ func TestStagesDoNotImportEachOther(t *testing.T) {
 			if to := stageOf(imp); to != "" && to != from {
 				t.Errorf("%s imports %s: move what they share below the stages", p.ImportPath, imp)
 			}
+		}
+	}
+}
+
+// TestRunnerUsesStageEntryPoints: the runner calls a stage through its
+// package, never one of the stage's own sub-packages (procsample,
+// machine, ...), and the Slurm scripts link no stage at all: writing a job
+// array needs the plan, not the executor and its load generator.
+func TestRunnerUsesStageEntryPoints(t *testing.T) {
+	dir := root(t)
+	for _, p := range list(t, dir, "./runner/...") {
+		for _, imp := range p.Imports {
+			if st := stageOf(imp); st != "" && imp != "yardstick/"+st {
+				t.Errorf("%s imports %s: expose what it needs through yardstick/%s or move it below the stages", p.ImportPath, imp, st)
+			}
+		}
+	}
+	cmd := exec.Command("go", "list", "-deps", "./runner/slurm")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./runner/slurm: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if stageOf(dep) != "" || dep == "yardstick/loadgen" {
+			t.Errorf("yardstick/runner/slurm links %s: it writes scripts and reads checkpoints, and needs no stage", dep)
+		}
+	}
+}
+
+// analysisImports are all the report's analysis may import: it computes
+// values, so it has no fmt (no words, no writers), no os, io or runfs (no
+// files), only the pure standard library and the packages below the
+// stages whose values it reads.
+var analysisImports = []string{"cmp", "maps", "math", "slices", "sort", "strconv", "strings",
+	"yardstick/datasets", "yardstick/pipeline", "yardstick/stats"}
+
+// TestReportAnalysisIsPure: the report's numbers are computed apart from
+// the reading, the words and the writing of the report.
+func TestReportAnalysisIsPure(t *testing.T) {
+	pkgs := list(t, root(t), "./stages/report/analysis")
+	if len(pkgs) != 1 {
+		t.Fatalf("go list ./stages/report/analysis: %d packages", len(pkgs))
+	}
+	for _, imp := range pkgs[0].Imports {
+		if !slices.Contains(analysisImports, imp) {
+			t.Errorf("%s imports %s: the analysis reads, writes and words nothing; do that in package report", pkgs[0].ImportPath, imp)
 		}
 	}
 }

@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"yardstick/pipeline"
-	"yardstick/stages/execute"
 )
 
 // Options configure a submission.
@@ -126,7 +125,7 @@ func checkOptions(rd *pipeline.RunDir, o Options) error {
 			return fmt.Errorf("slurm: %s %q must be an absolute path (the jobs run elsewhere)", what, path)
 		}
 	}
-	return execute.ValidateOnly(o.Only)
+	return pipeline.ValidateOnly(o.Only)
 }
 
 // Unfinished returns the array indices (plan positions) of the batches
@@ -135,7 +134,7 @@ func Unfinished(rd *pipeline.RunDir, p *pipeline.Plan, only string) []int {
 	var out []int
 	for i, b := range p.Batches {
 		for _, c := range p.Cells {
-			if c.Batch == b.Name && execute.Selected(only, &c) && !rd.HasCheckpoint(c.ID) {
+			if c.Batch == b.Name && pipeline.Selected(only, &c) && !rd.HasCheckpoint(c.ID) {
 				out = append(out, i)
 				break
 			}

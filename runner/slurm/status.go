@@ -16,7 +16,6 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/runfs"
-	"yardstick/stages/execute"
 )
 
 // A TaskStatus is a job's exit status as its script recorded it in
@@ -42,20 +41,15 @@ func Progress(rd *pipeline.RunDir, p *pipeline.Plan, only string) []BatchProgres
 	out := make([]BatchProgress, len(p.Batches))
 	for i, b := range p.Batches {
 		bp := BatchProgress{Batch: b.Name, Index: i}
+		var n pipeline.CellCounts
 		for _, c := range p.Cells {
-			if c.Batch != b.Name || !execute.Selected(only, &c) {
+			if c.Batch != b.Name || !pipeline.Selected(only, &c) {
 				continue
 			}
-			bp.Total++
-			if cp, err := rd.ReadCheckpoint(c.ID); err == nil {
-				bp.Done++
-				if cp.Status == pipeline.StatusOK {
-					bp.OK++
-				} else {
-					bp.Failed++
-				}
-			}
+			st, _ := rd.CellStatus(&c, nil) // unreadable: not done
+			n.Add(st)
 		}
+		bp.Total, bp.Done, bp.OK, bp.Failed = n.Planned(), n.Finished(), n.OK, n.Failed
 		if n, err := rd.ReadBatchNodes(b.Name); err == nil && len(n.Runs) > 0 {
 			bp.Node = n.Runs[len(n.Runs)-1].Node
 		}

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -97,29 +96,6 @@ func (s *Summary) Add(o Summary) {
 	s.Interrupted = s.Interrupted || o.Interrupted
 }
 
-// Selected reports whether the cell is selected by the --only glob.
-func Selected(only string, c *pipeline.Cell) bool {
-	if only == "" {
-		return true
-	}
-	if c.ID == only {
-		return true
-	}
-	ok, err := path.Match(only, c.Name)
-	return err == nil && ok
-}
-
-// ValidateOnly checks a --only glob.
-func ValidateOnly(only string) error {
-	if only == "" {
-		return nil
-	}
-	if _, err := path.Match(only, ""); err != nil {
-		return fmt.Errorf("--only %q: %w", only, err)
-	}
-	return nil
-}
-
 // runner holds one run's state.
 type runner struct {
 	rd      *pipeline.RunDir
@@ -139,7 +115,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 5 * time.Second
 	}
-	if err := ValidateOnly(opts.Only); err != nil {
+	if err := pipeline.ValidateOnly(opts.Only); err != nil {
 		return Summary{}, err
 	}
 	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
@@ -154,7 +130,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	defer rp.close()
 	var todo []pipeline.Cell
 	for _, c := range p.Cells {
-		if !Selected(opts.Only, &c) || (opts.Filter != nil && !opts.Filter(&c)) {
+		if !pipeline.Selected(opts.Only, &c) || (opts.Filter != nil && !opts.Filter(&c)) {
 			continue
 		}
 		r.summary.Planned++

@@ -19,7 +19,7 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only strin
 	}
 	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\tsteady\t")
 	for _, c := range p.Cells {
-		if !Selected(only, &c) {
+		if !pipeline.Selected(only, &c) {
 			continue
 		}
 		cp, err := rd.ReadCheckpoint(c.ID)

@@ -73,7 +73,7 @@ func (r *runner) targetURL(b *pipeline.Batch, port int) (string, []string) {
 func CheckHosts(p *pipeline.Plan, only string, h *hosts.Pair) error {
 	var sel []pipeline.Cell
 	for _, c := range p.Cells {
-		if Selected(only, &c) {
+		if pipeline.Selected(only, &c) {
 			sel = append(sel, c)
 		}
 	}

@@ -10,11 +10,12 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/stages/report/analysis"
 	"yardstick/stats"
 )
 
 // fixtureSide reads the fixture run as one side of a comparison.
-func fixtureSide(t *testing.T) *side {
+func fixtureSide(t *testing.T) *analysis.Side {
 	t.Helper()
 	s, err := readSide(context.Background(), fixtureDir)
 	if err != nil {
@@ -24,16 +25,18 @@ func fixtureSide(t *testing.T) *side {
 }
 
 // sideOf is a side made of cells, with the fixture's metadata.
-func sideOf(t *testing.T, cells []datasets.Cell, env []datasets.Environment) *side {
+func sideOf(t *testing.T, cells []datasets.Cell, env []datasets.Environment) *analysis.Side {
 	t.Helper()
-	tb := &tables{meta: fixtureSide(t).t.meta, cells: cells, env: env}
-	return &side{t: tb, batches: buildBatches(tb, "")}
+	return analysis.NewSide(&analysis.Tables{Meta: fixtureSide(t).Tables.Meta, Cells: cells, Env: env}, nil)
 }
+
+// join joins two sides as Compare does.
+func join(a, b *analysis.Side) *Comparison { return &Comparison{analysis.Join(a, b)} }
 
 func rowsOf(c *Comparison) []string {
 	var out []string
-	for _, r := range c.rows {
-		out = append(out, fmt.Sprintf("%s/%s/%s x%d", r.Batch, r.Variant, r.Point.Label(), r.Repeats))
+	for _, r := range c.Rows {
+		out = append(out, fmt.Sprintf("%s/%s/%s x%d", r.Batch.Name, r.Variant, r.Point.Label(), r.Repeats))
 	}
 	return out
 }
@@ -46,8 +49,8 @@ func TestCompareRunWithItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.onlyA)+len(c.onlyB) != 0 || !c.driftKnown || len(c.drift) != 0 {
-		t.Errorf("only A %v, only B %v, drift %v (known %v)", c.onlyA, c.onlyB, c.drift, c.driftKnown)
+	if len(c.OnlyA)+len(c.OnlyB) != 0 || !c.DriftKnown || len(c.Drift) != 0 {
+		t.Errorf("only A %v, only B %v, drift %v (known %v)", c.OnlyA, c.OnlyB, c.Drift, c.DriftKnown)
 	}
 	rows := rowsOf(c)
 	if len(rows) != 15 || !slices.Contains(rows, "main/go/c8-p128 x4") || !slices.Contains(rows, "heap/jvm-512m/c32-p128 x1") {
@@ -68,10 +71,10 @@ func TestCompareRunWithItself(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	for _, r := range c.rows {
+	for _, r := range c.Rows {
 		for i, v := range r.Comparisons {
 			if v.Verdict == stats.Better || v.Verdict == stats.Worse {
-				t.Errorf("%s/%s/%s %s: %s against itself", r.Batch, r.Variant, r.Point.Label(), compareMetrics[i], v.Verdict)
+				t.Errorf("%s/%s/%s %s: %s against itself", r.Batch.Name, r.Variant, r.Point.Label(), compareMetrics[i], v.Verdict)
 			}
 		}
 	}
@@ -85,20 +88,20 @@ func TestCompareRunWithItself(t *testing.T) {
 // what changed around the cells when the runs have no lock.
 func TestCompareVerdictsAndDrift(t *testing.T) {
 	a := fixtureSide(t)
-	cells := slices.Clone(a.t.cells)
+	cells := slices.Clone(a.Tables.Cells)
 	for i := range cells {
 		if c := &cells[i]; c.Variant == "jvm-g1" && c.RPS != nil {
 			rps := 2 * *c.RPS
 			c.RPS = &rps
 		}
 	}
-	env := slices.Clone(a.t.env)
+	env := slices.Clone(a.Tables.Env)
 	env[0].Kernel = "6.12.9"
 	b := sideOf(t, cells, env)
-	a = sideOf(t, slices.DeleteFunc(slices.Clone(a.t.cells), func(c datasets.Cell) bool { return c.CellName == "main/go/c32-p128/r2" }), a.t.env)
+	a = sideOf(t, slices.DeleteFunc(slices.Clone(a.Tables.Cells), func(c datasets.Cell) bool { return c.CellName == "main/go/c32-p128/r2" }), a.Tables.Env)
 	c := join(a, b)
-	if !slices.Equal(c.onlyB, []string{"main/go/c32-p128/r2"}) || len(c.onlyA) != 0 {
-		t.Errorf("only A %v, only B %v", c.onlyA, c.onlyB)
+	if !slices.Equal(c.OnlyB, []string{"main/go/c32-p128/r2"}) || len(c.OnlyA) != 0 {
+		t.Errorf("only A %v, only B %v", c.OnlyA, c.OnlyB)
 	}
 	var out bytes.Buffer
 	if err := c.Write(&out, "markdown"); err != nil {
@@ -151,7 +154,7 @@ func TestCompareOpenLoopPeakFraction(t *testing.T) {
 		if got := rowsOf(c); !slices.Equal(got, []string{"open/go/r80pct-p128 x5", "open/go/r90pct-p128 x5"}) {
 			t.Errorf("rate known %v: rows %v, want one row of five repeats per fraction of peak", known, got)
 		}
-		if c.driftKnown {
+		if c.DriftKnown {
 			t.Error("drift known without lock or environment")
 		}
 	}

@@ -8,44 +8,25 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/stages/report/analysis"
 )
-
-// tables are a run directory's Parquet tables as read, plus the plan's
-// batch metadata.
-type tables struct {
-	meta     datasets.Meta
-	cells    []datasets.Cell
-	series   []datasets.Interval
-	spectrum []datasets.SpectrumPoint
-	fairness []datasets.FairnessCheck
-	env      []datasets.Environment
-	// comparisons are the comparisons table's rows; empty without it.
-	comparisons []datasets.Comparison
-	// plan holds the batches table (CPU sets, processors, noise bands,
-	// baselines) in the plan's shape; nil when the table is missing.
-	plan *pipeline.Plan
-	// notes say what was missing.
-	notes []string
-	// question is the study's question from plan.json (study.go).
-	question *pipeline.Question
-}
 
 // load reads the tables of the run directory dir. cells.parquet is
 // required; a missing optional table leaves its sections out with a note.
 // A file that is not a yardstick table, is truncated or belongs to another
 // run is an error.
-func load(ctx context.Context, dir string) (*tables, error) {
-	t := &tables{}
+func load(ctx context.Context, dir string) (*analysis.Tables, error) {
+	t := &analysis.Tables{}
 	var ok bool
 	var err error
-	t.cells, t.meta, ok, err = readTable(ctx, datasets.Cells, dir)
+	t.Cells, t.Meta, ok, err = readTable(ctx, datasets.Cells, dir)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("%s: no %s: not a run directory with datasets (run yardstick datasets on it)", dir, datasets.Cells.File())
 	}
-	if err := checkNames(t.cells); err != nil {
+	if err := checkNames(t.Cells); err != nil {
 		return nil, fmt.Errorf("%s: %s: refused: %w", dir, datasets.Cells.File(), err)
 	}
 	optional := func(name string, m datasets.Meta, found bool, err error) error {
@@ -53,33 +34,33 @@ func load(ctx context.Context, dir string) (*tables, error) {
 			return err
 		}
 		if !found {
-			t.notes = append(t.notes, fmt.Sprintf("%s.parquet is missing: its sections are left out.", name))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s.parquet is missing: its sections are left out.", name))
 			return nil
 		}
-		if m.RunID != t.meta.RunID || m.Experiment != t.meta.Experiment {
+		if m.RunID != t.Meta.RunID || m.Experiment != t.Meta.Experiment {
 			return fmt.Errorf("%s: %s.parquet is of run %s/%s, cells.parquet of %s/%s: tables of different runs",
-				dir, name, m.Experiment, m.RunID, t.meta.Experiment, t.meta.RunID)
+				dir, name, m.Experiment, m.RunID, t.Meta.Experiment, t.Meta.RunID)
 		}
 		return nil
 	}
 	var m datasets.Meta
-	t.series, m, ok, err = readTable(ctx, datasets.Timeseries, dir)
+	t.Series, m, ok, err = readTable(ctx, datasets.Timeseries, dir)
 	if err := optional("timeseries", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.spectrum, m, ok, err = readTable(ctx, datasets.Spectrum, dir)
+	t.Spectrum, m, ok, err = readTable(ctx, datasets.Spectrum, dir)
 	if err := optional("spectrum", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.fairness, m, ok, err = readTable(ctx, datasets.Fairness, dir)
+	t.Fairness, m, ok, err = readTable(ctx, datasets.Fairness, dir)
 	if err := optional("fairness", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.env, m, ok, err = readTable(ctx, datasets.Environments, dir)
+	t.Env, m, ok, err = readTable(ctx, datasets.Environments, dir)
 	if err := optional("environment", m, ok, err); err != nil {
 		return nil, err
 	}
-	t.comparisons, m, ok, err = readTable(ctx, datasets.Comparisons, dir)
+	t.Comparisons, m, ok, err = readTable(ctx, datasets.Comparisons, dir)
 	if err := optional("comparisons", m, ok, err); err != nil {
 		return nil, err
 	}
@@ -88,9 +69,9 @@ func load(ctx context.Context, dir string) (*tables, error) {
 		return nil, err
 	}
 	if ok {
-		t.plan = planOf(batches)
+		t.Plan = planOf(batches)
 	} else {
-		t.notes = append(t.notes, "without the batches table, CPU sets, noise bands and baselines are unknown; noise band taken as 0.")
+		t.Notes = append(t.Notes, "without the batches table, CPU sets, noise bands and baselines are unknown; noise band taken as 0.")
 	}
 	return t, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/internal/synthrun"
+	"yardstick/stages/report/analysis"
 )
 
 // fixtureDir is the synthrun.Report run with its tables, written once for
@@ -426,9 +427,9 @@ func TestWindowsOfAutoWarmup(t *testing.T) {
 		{Batch: "b", WarmupUS: us(2_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000), WarmupAuto: &no},
 		{Batch: "other", WarmupUS: us(9_000_000), MeasureUS: us(5_000_000), DiscardHeadUS: us(1_000_000)},
 	}
-	got := windowsOf(cells, "b")
+	got := fmtWindows(analysis.WindowsOf(cells, "b"))
 	want := "warm-up 2s, measure 5s, discard head 1s; warm-up auto (1.2s to 3.4s), measure 5s, discard head 1s"
 	if got != want {
-		t.Errorf("windowsOf: %q, want %q", got, want)
+		t.Errorf("windows: %q, want %q", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/stages/report/analysis"
 	"yardstick/stats/changepoint"
 )
 
@@ -24,24 +25,25 @@ import (
 // higher)"); "" when it was, or when the tables say nothing about it (an
 // older run).
 func notSteady(c *datasets.Cell) string {
+	u := analysis.UnsteadyOf(c)
 	var why []string
-	if c.SteadyError != nil {
+	if u.NoAnalysis {
 		why = append(why, "has no steady-state analysis ("+*c.SteadyError+")")
 	}
-	if c.WarmupCapped != nil && *c.WarmupCapped {
+	if u.Capped {
 		why = append(why, "reached the cap of its adaptive warm-up without a steady state")
 	}
-	if c.KeptSteady != nil && !*c.KeptSteady {
+	if u.Throughput {
 		why = append(why, throughputWhy(c))
 	}
-	if c.P99KeptSteady != nil && !*c.P99KeptSteady {
+	if u.P99 {
 		s := "had a p99 that was not steady in its kept window (" + deref(c.P99Class)
 		if c.P99KeptChange != nil {
 			s += ", drift " + changepoint.DriftWords(*c.P99KeptChange)
 		}
 		why = append(why, s+")")
 	}
-	if len(why) == 0 && slices.Contains(checksOf(c), "steady_state") {
+	if u.FailedCheck {
 		why = append(why, "failed the steady_state check")
 	}
 	return strings.Join(why, "; ")
@@ -66,34 +68,9 @@ func throughputWhy(c *datasets.Cell) string {
 	return "had a changepoint inside its kept window" + drift
 }
 
-// checksOf are cell c's failed fairness checks.
-func checksOf(c *datasets.Cell) []string {
-	var out []string
-	for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// unsteadyCells are the measured cells of sample g that were not steady.
-func unsteadyCells(g *Sample) []*datasets.Cell {
-	if g == nil {
-		return nil
-	}
-	var out []*datasets.Cell
-	for _, c := range g.Measured {
-		if notSteady(c) != "" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // sampleWho names sample g's unsteady cells us in a sentence: "jvm at c8"
 // with one repeat, "jvm at c8 (3 of 5 repeats)" with several.
-func sampleWho(b *Batch, g *Sample, us []*datasets.Cell) string {
+func sampleWho(b *analysis.Batch, g *analysis.Sample, us []*datasets.Cell) string {
 	s := g.Variant.Label + " at " + g.Point.Label()
 	switch {
 	case b.Repeats <= 1:
@@ -107,8 +84,8 @@ func sampleWho(b *Batch, g *Sample, us []*datasets.Cell) string {
 
 // unsteady says why sample g's cells were not steady, in one sentence
 // (the first unsteady repeat's reasons); "" when all were.
-func unsteady(b *Batch, g *Sample) string {
-	us := unsteadyCells(g)
+func unsteady(b *analysis.Batch, g *analysis.Sample) string {
+	us := analysis.UnsteadyCells(g)
 	if len(us) == 0 {
 		return ""
 	}
@@ -120,10 +97,10 @@ func unsteady(b *Batch, g *Sample) string {
 
 // biasNote is what a comparison of candidate g against base says when a
 // cell of either was not steady; "" when both were.
-func biasNote(b *Batch, base, g *Sample) string {
+func biasNote(b *analysis.Batch, base, g *analysis.Sample) string {
 	var who []string
-	for _, s := range []*Sample{base, g} {
-		if us := unsteadyCells(s); len(us) > 0 {
+	for _, s := range []*analysis.Sample{base, g} {
+		if us := analysis.UnsteadyCells(s); len(us) > 0 {
 			who = append(who, sampleWho(b, s, us))
 		}
 	}
@@ -135,7 +112,7 @@ func biasNote(b *Batch, base, g *Sample) string {
 
 // steadyLead says, at the top of a batch, which cells were not steady and
 // which comparisons that biases; nothing when every cell was steady.
-func steadyLead(d *doc, b *Batch) {
+func steadyLead(d *doc, b *analysis.Batch) {
 	var items []string
 	for _, p := range b.Points {
 		for _, v := range b.Variants {
@@ -193,27 +170,16 @@ func fmtSeconds(us float64) string { return fmt.Sprintf("%.1f s", us/1e6) }
 
 // steadySection is the batch's "Steady state" section: the ramp of every
 // variant, then one row per measured cell.
-func steadySection(d *doc, t *tables, b *Batch) {
-	var cells []*datasets.Cell
-	analysed := false
-	for _, v := range b.Variants {
-		for _, p := range b.Points {
-			if g := b.Sample(v, p); g != nil {
-				for _, c := range g.Measured {
-					cells = append(cells, c)
-					analysed = analysed || c.SteadyClass != nil || c.SteadyError != nil
-				}
-			}
-		}
-	}
-	if len(cells) == 0 || (!analysed && len(t.series) == 0) {
+func steadySection(d *doc, t *analysis.Tables, b *analysis.Batch) {
+	cells, analysed := b.MeasuredCells()
+	if len(cells) == 0 || (!analysed && len(t.Series) == 0) {
 		return
 	}
 	d.h(3, "Steady state")
 	d.p("From the cells table's changepoint analysis of each cell's load (requests/s and p99 per interval, warm-up included): the class of each series (flat, warmup, slowdown, no_steady_state), when the load became steady (time to steady state, from the load's start), the drift inside the kept window (its last third against its first third) and the kept window's measured noise (95%% half-width of a block bootstrap). A kept window is steady when it lies in the final steady segment, with no changepoint and no drift beyond the band.")
 	n := 0
 	for _, c := range cells {
-		if notSteady(c) != "" {
+		if !analysis.UnsteadyOf(c).Steady() {
 			n++
 		}
 	}
@@ -252,21 +218,18 @@ func steadySection(d *doc, t *tables, b *Batch) {
 		rows = append(rows, []string{name, steady, orDash(deref(c.SteadyClass)), orDash(deref(c.P99Class)), fmtSteadyAt(c), warm,
 			fmtDrift(c.KeptChange), fmtDrift(c.P99KeptChange), fmtNoise(c.NoiseRPS), fmtNoise(c.NoiseP99)})
 	}
-	d.table(b.preconditions(), []string{"cell", "kept window steady", "throughput", "p99", "time to steady", "warm-up",
+	d.table(preconditions(b), []string{"cell", "kept window steady", "throughput", "p99", "time to steady", "warm-up",
 		"drift rps", "drift p99", "noise rps", "noise p99"}, rows)
 }
 
 // ramps draws, per variant, requests/s per interval of each of its
 // measured cells, with the changepoints (where timeseries.segment
 // changes) and the kept window (in_window).
-func ramps(d *doc, t *tables, b *Batch) {
-	if len(t.series) == 0 {
+func ramps(d *doc, t *analysis.Tables, b *analysis.Batch) {
+	if len(t.Series) == 0 {
 		return
 	}
-	byCell := map[string][]datasets.Interval{}
-	for _, s := range t.series {
-		byCell[s.CellID] = append(byCell[s.CellID], s)
-	}
+	byCell := analysis.IntervalsByCell(t.Series)
 	first := true
 	for _, v := range b.Variants {
 		ch := rampChart(b, v, byCell)
@@ -285,7 +248,7 @@ func ramps(d *doc, t *tables, b *Batch) {
 // workload point (its repeats share the colour and one legend entry,
 // "c8-p128 ×5 unsteady" when one of them was not steady);
 // nil when none of its cells has intervals.
-func rampChart(b *Batch, v *Variant, byCell map[string][]datasets.Interval) *lineChart {
+func rampChart(b *analysis.Batch, v *analysis.Variant, byCell map[string][]datasets.Interval) *lineChart {
 	ch := &lineChart{title: "Batch " + b.Name + ": ramp of " + v.Label + " (requests/s per interval)", xLabel: "second since the load started",
 		yLabel: "requests/s", yFormat: fmtRPS, zeroY: true, vline: math.NaN(), noDots: true}
 	for pi, p := range b.Points {
@@ -331,9 +294,9 @@ func addRamp(ch *lineChart, s *series, ivs []datasets.Interval) {
 	kept := span{x0: math.NaN(), color: s.color}
 	for i, iv := range ivs {
 		at := float64(iv.StartUS) / 1e6
-		s.pts = append(s.pts, xy{at, intervalRPS(iv)})
+		s.pts = append(s.pts, xy{at, analysis.IntervalRPS(iv)})
 		if i > 0 && iv.Segment != nil && ivs[i-1].Segment != nil && *iv.Segment != *ivs[i-1].Segment {
-			ch.marks = append(ch.marks, mark{x: at, y: intervalRPS(iv), color: s.color, series: s.name})
+			ch.marks = append(ch.marks, mark{x: at, y: analysis.IntervalRPS(iv), color: s.color, series: s.name})
 		}
 		if iv.InWindow {
 			if math.IsNaN(kept.x0) {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 
 	"yardstick/pipeline"
+	"yardstick/stages/report/analysis"
 	"yardstick/stats"
 )
 
@@ -37,9 +39,9 @@ func readQuestion(ctx context.Context, dir string) (*pipeline.Question, string) 
 // studySection is the first screen after the failed checks: the
 // placement compromises in words, then the study's question and its
 // answer.
-func studySection(d *doc, t *tables, batches []*Batch) {
+func studySection(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 	placementWords(d, t)
-	q := t.question
+	q := t.Question
 	if q == nil {
 		return
 	}
@@ -58,39 +60,22 @@ func studySection(d *doc, t *tables, batches []*Batch) {
 
 // placementWords says each declared CPU share (fairness rows of check
 // placement) as a sentence.
-func placementWords(d *doc, t *tables) {
+func placementWords(d *doc, t *analysis.Tables) {
 	// One line per distinct share, naming every batch that made it.
-	type share struct {
-		pass    bool
-		detail  string
-		batches []string
-	}
-	var shares []*share
-	for _, f := range t.fairness {
-		if f.Check != "placement" {
-			continue
-		}
-		detail := strings.TrimPrefix(deref(f.Detail), "warning: ")
-		i := slices.IndexFunc(shares, func(s *share) bool { return s.pass == f.Pass && s.detail == detail })
-		if i < 0 {
-			shares = append(shares, &share{pass: f.Pass, detail: detail})
-			i = len(shares) - 1
-		}
-		shares[i].batches = append(shares[i].batches, f.Batch)
-	}
+	shares := analysis.Shares(t.Fairness)
 	if len(shares) == 0 {
 		return
 	}
 	var items []string
 	for _, s := range shares {
-		which := "Batch " + s.batches[0]
-		if len(s.batches) > 1 {
-			which = "Batches " + strings.Join(s.batches, ", ")
+		which := "Batch " + s.Batches[0]
+		if len(s.Batches) > 1 {
+			which = "Batches " + strings.Join(s.Batches, ", ")
 		}
-		if s.pass {
-			items = append(items, fmt.Sprintf("%s ran on a machine too small for disjoint CPU sets: %s.", which, s.detail))
+		if s.Pass {
+			items = append(items, fmt.Sprintf("%s ran on a machine too small for disjoint CPU sets: %s.", which, s.Detail))
 		} else {
-			items = append(items, fmt.Sprintf("UNFAIR: %s ran with the target sharing CPUs: %s.", which, s.detail))
+			items = append(items, fmt.Sprintf("UNFAIR: %s ran with the target sharing CPUs: %s.", which, s.Detail))
 		}
 	}
 	d.h(2, "Small machine: CPU sets shared by declaration")
@@ -102,50 +87,24 @@ func placementWords(d *doc, t *tables) {
 // best variant when its interval against the runner-up lies beyond the
 // margin, else "equivalent" or "undecided" (with the reason in why); ""
 // when fewer than two variants were measured there.
-func pointWinner(b *Batch, m metric, p Point) (who, why string) {
-	var gs []*Sample
-	for _, v := range b.Variants {
-		if g := b.Sample(v, p); g != nil {
-			gs = append(gs, g)
-		}
-	}
-	w, c := winner(b, m, gs)
+func pointWinner(b *analysis.Batch, m analysis.Metric, p analysis.Point) (who, why string) {
+	o := b.PointWinner(m, p)
 	switch {
-	case w == nil:
+	case !o.Measured:
 		return "", ""
-	case c.Verdict == stats.Better:
-		return label(w), fmtComparison(c)
-	case c.Verdict == stats.Equivalent:
-		return stats.Equivalent, fmtComparison(c)
+	case o.Winner != nil:
+		return label(o.Winner), fmtComparison(o.Decision)
+	case o.Verdict == stats.Equivalent:
+		return stats.Equivalent, fmtComparison(o.Decision)
 	}
-	return stats.Undecided, c.ShortReason()
-}
-
-// overall folds per-point outcomes into one: the single outcome of every
-// measured point, else "undecided" when any point was, else "split".
-func overall(per []string) string {
-	var seen []string
-	for _, w := range per {
-		if w != "" && !slices.Contains(seen, w) {
-			seen = append(seen, w)
-		}
-	}
-	switch {
-	case len(seen) == 0:
-		return "not measured"
-	case len(seen) == 1:
-		return seen[0]
-	case slices.Contains(seen, stats.Undecided):
-		return stats.Undecided
-	}
-	return "split"
+	return stats.Undecided, o.Decision.ShortReason()
 }
 
 // answerDimensions: per batch, each variant against the baseline on each
 // radar dimension, one outcome over its workload points with the ratios
 // and reasons; then the matched duties (event loops, access-log bytes per
 // request) that make the comparison fair.
-func answerDimensions(d *doc, t *tables, batches []*Batch) {
+func answerDimensions(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 	for _, b := range batches {
 		if b.Baseline == nil {
 			// A batch without a baseline (a heap gradient) varies one
@@ -163,10 +122,10 @@ func answerDimensions(d *doc, t *tables, batches []*Batch) {
 				continue
 			}
 			byOutcome := map[string][]string{}
-			for _, a := range radarAxes {
-				o, detail := dimension(b, v, metricByKey(a.key))
-				byOutcome[o] = append(byOutcome[o], a.label)
-				rows = append(rows, []string{a.label, v.Label, o, detail})
+			for _, a := range analysis.RadarAxes {
+				o, detail := dimension(b, v, metricByKey(a.Key))
+				byOutcome[o] = append(byOutcome[o], a.Label)
+				rows = append(rows, []string{a.Label, v.Label, o, detail})
 			}
 			var parts []string
 			for _, o := range append(slices.Clone(stats.Outcomes), "not measured") {
@@ -179,7 +138,7 @@ func answerDimensions(d *doc, t *tables, batches []*Batch) {
 		d.p("Batch %s (%d variants, margin %s): better or worse when the 95%% interval of the ratio lies beyond the margin at every workload point, equivalent when inside it, otherwise undecided.", b.Name, len(b.Variants), fmtPct(b.Noise))
 		d.list(sentences)
 		decisionChart(d, b)
-		d.table(b.preconditions(), []string{"dimension", "variant", "outcome", "per workload point (ratio to " + b.Baseline.Label + ", 95% interval, or why undecided)"}, rows)
+		d.table(preconditions(b), []string{"dimension", "variant", "outcome", "per workload point (ratio to " + b.Baseline.Label + ", 95% interval, or why undecided)"}, rows)
 		duties(d, t, b.Name)
 	}
 }
@@ -189,21 +148,21 @@ const maxForestRows = 40
 
 // decisionChart draws the batch's decisions against its baseline on the
 // radar dimensions as a forest plot: the answer's picture.
-func decisionChart(d *doc, b *Batch) {
+func decisionChart(d *doc, b *analysis.Batch) {
 	ch := &forestChart{title: fmt.Sprintf("Batch %s: ratios to %s with 95%% intervals", b.Name, b.Baseline.Label)}
 	for _, v := range b.Variants {
-		for _, a := range radarAxes {
-			m := metricByKey(a.key)
+		for _, a := range analysis.RadarAxes {
+			m := metricByKey(a.Key)
 			for _, p := range b.Points {
 				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
 				if v == b.Baseline || base == nil || g == nil || len(ch.rows) >= maxForestRows {
 					continue
 				}
-				label := v.Label + " " + a.label
+				label := v.Label + " " + a.Label
 				if len(b.Points) > 1 {
 					label += " " + p.Label()
 				}
-				ch.rows = append(ch.rows, forestRow{label: label, c: b.compare(m, base, g)})
+				ch.rows = append(ch.rows, forestRow{label: label, c: b.Compare(m, base, g)})
 			}
 		}
 	}
@@ -212,48 +171,35 @@ func decisionChart(d *doc, b *Batch) {
 	}
 }
 
-// dimension folds variant v's decisions against the baseline on metric m
-// over the batch's points into one outcome (the same at every point, else
-// undecided) and the per-point detail.
-func dimension(b *Batch, v *Variant, m metric) (string, string) {
-	var outcomes, detail []string
-	for _, p := range b.Points {
-		base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
-		if base == nil || g == nil {
-			continue
-		}
-		c := b.compare(m, base, g)
-		outcomes = append(outcomes, c.Verdict)
-		s := p.Label() + ": " + fmtComparison(c)
+// dimension is variant v's decisions against the baseline on metric m
+// (analysis.Batch.Dimension) in words: its outcome and the per-point
+// detail.
+func dimension(b *analysis.Batch, v *analysis.Variant, m analysis.Metric) (string, string) {
+	dm := b.Dimension(v, m)
+	var detail []string
+	for i, c := range dm.Decisions {
+		s := dm.Points[i].Label() + ": " + fmtComparison(c)
 		if c.Verdict == stats.Undecided {
 			s += " (" + c.ShortReason() + ")"
 		}
 		detail = append(detail, s)
 	}
-	o := overall(outcomes)
-	if o == "split" {
-		o = stats.Undecided
+	if dm.Split {
 		detail = append(detail, "the outcome differs between workload points")
 	}
-	return o, strings.Join(detail, "; ")
+	return dm.Outcome, strings.Join(detail, "; ")
 }
 
 // duties says the batch's matched-duty checks in words: event loops per
 // variant and access-log and response bytes per request.
-func duties(d *doc, t *tables, batch string) {
+func duties(d *doc, t *analysis.Tables, batch string) {
 	var items []string
-	for _, f := range t.fairness {
-		if f.Batch != batch || f.Scope != "batch" {
-			continue
+	for _, f := range analysis.Duties(t.Fairness, batch) {
+		verdict := "matched"
+		if !f.Pass {
+			verdict = "NOT matched (UNFAIR)"
 		}
-		switch f.Check {
-		case "event_loops", "log_bytes", "response_bytes":
-			verdict := "matched"
-			if !f.Pass {
-				verdict = "NOT matched (UNFAIR)"
-			}
-			items = append(items, fmt.Sprintf("%s %s: %s", f.Check, verdict, deref(f.Detail)))
-		}
+		items = append(items, fmt.Sprintf("%s %s: %s", f.Check, verdict, deref(f.Detail)))
 	}
 	if len(items) == 0 {
 		return
@@ -264,13 +210,13 @@ func duties(d *doc, t *tables, batch string) {
 
 // answerCrossover: per batch and payload, the throughput leader at each
 // concurrency, and where it changes.
-func answerCrossover(d *doc, batches []*Batch) {
+func answerCrossover(d *doc, batches []*analysis.Batch) {
 	rps := metricByKey("rps")
 	for _, b := range batches {
 		if len(b.Variants) < 2 {
 			continue
 		}
-		byPayload := map[int64][]Point{}
+		byPayload := map[int64][]analysis.Point{}
 		var payloads []int64
 		for _, p := range b.Points {
 			if p.Mode != "closed" {
@@ -286,7 +232,7 @@ func answerCrossover(d *doc, batches []*Batch) {
 		var sentences []string
 		for _, pl := range payloads {
 			pts := byPayload[pl]
-			slices.SortFunc(pts, comparePoints)
+			slices.SortFunc(pts, analysis.ComparePoints)
 			var leaders, cells []string
 			for _, p := range pts {
 				w, _ := pointWinner(b, rps, p)
@@ -302,14 +248,14 @@ func answerCrossover(d *doc, batches []*Batch) {
 		}
 		d.p("Batch %s, throughput leader along concurrency (a leader: its interval against the runner-up lies beyond the margin of %s; otherwise equivalent or undecided):", b.Name, fmtPct(b.Noise))
 		d.list(sentences)
-		d.table(b.preconditions(), []string{"payload", "throughput leader per concurrency"}, rows)
+		d.table(preconditions(b), []string{"payload", "throughput leader per concurrency"}, rows)
 	}
 }
 
 // crossings says where the leader changes along the points: "go leads
 // from c1 to c6; the curves cross between c6 and c12; helidon-aot leads
 // from c12 to c48".
-func crossings(pts []Point, leaders []string) string {
+func crossings(pts []analysis.Point, leaders []string) string {
 	type run struct {
 		who      string
 		from, to int64
@@ -369,11 +315,11 @@ func leader(who string) bool {
 // (closed loop only: an open loop's throughput is its given rate), p99,
 // RSS and CPU per request; then RSS at the start and the end of the load
 // per variant; then whether every answer varied with {vary}.
-func answerWinners(d *doc, t *tables, batches []*Batch) {
+func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 	keys := []string{"rps", "p99", "rss", "cpu"}
 	head := []string{"batch", "workload point"}
 	for _, k := range keys {
-		head = append(head, metricByKey(k).title)
+		head = append(head, metricByKey(k).Title)
 	}
 	var rows [][]string
 	var sentences []string
@@ -382,7 +328,7 @@ func answerWinners(d *doc, t *tables, batches []*Batch) {
 			continue
 		}
 		for _, p := range b.Points {
-			r := []string{b.Name, p.Caption()}
+			r := []string{b.Name, caption(p)}
 			for _, k := range keys {
 				if k == "rps" && p.Mode == "open" {
 					// An open loop's throughput is the rate it was given
@@ -398,10 +344,10 @@ func answerWinners(d *doc, t *tables, batches []*Batch) {
 			}
 			rows = append(rows, r)
 			if p.Mode == "open" {
-				sentences = append(sentences, fmt.Sprintf("%s, %s: p99 %s, CPU/request %s", b.Name, p.Caption(), orDash(r[3]), orDash(r[5])))
+				sentences = append(sentences, fmt.Sprintf("%s, %s: p99 %s, CPU/request %s", b.Name, caption(p), orDash(r[3]), orDash(r[5])))
 				continue
 			}
-			sentences = append(sentences, fmt.Sprintf("%s, %s: throughput %s, p99 %s", b.Name, p.Caption(), orDash(r[2]), orDash(r[3])))
+			sentences = append(sentences, fmt.Sprintf("%s, %s: throughput %s, p99 %s", b.Name, caption(p), orDash(r[2]), orDash(r[3])))
 		}
 	}
 	d.list(sentences)
@@ -413,46 +359,16 @@ func answerWinners(d *doc, t *tables, batches []*Batch) {
 // rssStartEnd tables each variant's RSS at the first sample of its load
 // (the timeseries' first sampled interval of each cell), under load and
 // after the idle that follows, medians over its cells.
-func rssStartEnd(d *doc, t *tables, batches []*Batch) {
-	first := map[string]int64{}
-	seen := map[string]int64{}
-	for _, s := range t.series {
-		if s.RSSBytes == nil {
-			continue
+func rssStartEnd(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
+	med := func(v float64) string {
+		if math.IsNaN(v) {
+			return "-"
 		}
-		if at, ok := seen[s.CellID]; !ok || s.Interval < at {
-			seen[s.CellID], first[s.CellID] = s.Interval, *s.RSSBytes
-		}
+		return fmtBytes(v)
 	}
 	var rows [][]string
-	for _, b := range batches {
-		for _, v := range b.Variants {
-			var start, load, after []float64
-			for _, p := range b.Points {
-				g := b.Sample(v, p)
-				if g == nil {
-					continue
-				}
-				for _, c := range g.Measured {
-					if r, ok := first[c.CellID]; ok && r > 0 {
-						start = append(start, float64(r))
-					}
-					if x, ok := i64(c.RSSSteadyBytes); ok {
-						load = append(load, x)
-					}
-					if x, ok := i64(c.RSSAfterBytes); ok {
-						after = append(after, x)
-					}
-				}
-			}
-			med := func(vs []float64) string {
-				if len(vs) == 0 {
-					return "-"
-				}
-				return fmtBytes(stats.Median(vs))
-			}
-			rows = append(rows, []string{b.Name, v.Label, med(start), med(load), med(after)})
-		}
+	for _, r := range analysis.RSSStartEnd(t.Series, batches) {
+		rows = append(rows, []string{r.Batch, r.Variant, med(r.Start), med(r.Load), med(r.After)})
 	}
 	d.table("RSS per variant, medians over its cells: at the first sample of the load, under load (steady), and after the idle that follows",
 		[]string{"batch", "variant", "RSS start", "RSS under load", "RSS end (after idle)"}, rows)
@@ -460,27 +376,19 @@ func rssStartEnd(d *doc, t *tables, batches []*Batch) {
 
 // varied says whether every variant's answers varied with {vary}: a
 // static or cached answer fails response_varies.
-func varied(d *doc, t *tables) {
-	var pass, fail int
-	var failed []string
-	for _, f := range t.fairness {
-		if f.Check != "response_varies" {
-			continue
-		}
-		if f.Pass {
-			pass++
-			continue
-		}
-		fail++
-		failed = append(failed, deref(f.Detail))
-	}
+func varied(d *doc, t *analysis.Tables) {
+	pass, failed := analysis.Varied(t.Fairness)
 	switch {
-	case pass+fail == 0:
+	case pass+len(failed) == 0:
 		return
-	case fail == 0:
+	case len(failed) == 0:
 		d.p("Every measured cell's answers varied with {vary} (%d response_varies checks passed): no variant answered from a static or cached body.", pass)
 	default:
-		d.p("%d of %d cells answered the same body for different {vary} values (UNFAIR response_varies): a static or cached answer was measured.", fail, pass+fail)
-		d.list(failed)
+		d.p("%d of %d cells answered the same body for different {vary} values (UNFAIR response_varies): a static or cached answer was measured.", len(failed), pass+len(failed))
+		var details []string
+		for _, f := range failed {
+			details = append(details, deref(f.Detail))
+		}
+		d.list(details)
 	}
 }

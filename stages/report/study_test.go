@@ -1,14 +1,18 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"yardstick/stages/report/analysis"
+)
 
 // crossings says where the throughput leader changes along concurrency,
 // across points without a leader (equivalent, undecided) and unmeasured ones, and says so when it never changes.
 func TestCrossings(t *testing.T) {
-	pts := func(cs ...int64) []Point {
-		var out []Point
+	pts := func(cs ...int64) []analysis.Point {
+		var out []analysis.Point
 		for _, c := range cs {
-			out = append(out, Point{Payload: 7, Mode: "closed", Concurrency: c})
+			out = append(out, analysis.Point{Payload: 7, Mode: "closed", Concurrency: c})
 		}
 		return out
 	}
@@ -29,27 +33,6 @@ func TestCrossings(t *testing.T) {
 	} {
 		if got := crossings(pts(1, 4, 16, 64), tc.leaders); got != tc.want {
 			t.Errorf("crossings(%q)\n got %q\nwant %q", tc.leaders, got, tc.want)
-		}
-	}
-}
-
-// overall folds per-point winners: one winner everywhere, all
-// equivalent, undecided where any point is, or split.
-func TestOverall(t *testing.T) {
-	for _, tc := range []struct {
-		per  []string
-		want string
-	}{
-		{[]string{"go", "go"}, "go"},
-		{[]string{"equivalent", "equivalent"}, "equivalent"},
-		{[]string{"go", "equivalent"}, "split"},
-		{[]string{"go", "undecided"}, "undecided"},
-		{[]string{"go", "scg-g1"}, "split"},
-		{[]string{"", ""}, "not measured"},
-		{[]string{"", "go"}, "go"},
-	} {
-		if got := overall(tc.per); got != tc.want {
-			t.Errorf("overall(%q) = %q, want %q", tc.per, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,276 @@
+package analysis
+
+import (
+	"maps"
+	"math"
+	"slices"
+
+	"yardstick/datasets"
+	"yardstick/stats"
+)
+
+// At are the samples of every variant measured at point p, in the
+// batch's variant order.
+func (b *Batch) At(p Point) []*Sample {
+	var gs []*Sample
+	for _, v := range b.Variants {
+		if g := b.Sample(v, p); g != nil {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// Median is the median of the sample's measured values of m; false when
+// it has none.
+func (s *Sample) Median(m Metric) (float64, bool) {
+	vs := s.Values(m)
+	if len(vs) == 0 {
+		return 0, false
+	}
+	return stats.Median(vs), true
+}
+
+// Winner returns the sample with the best median of m among gs, and its
+// decision against the runner-up: Better makes it the winner; equivalent
+// or undecided leave the point without one. nil when fewer than two
+// samples have a value.
+func (b *Batch) Winner(m Metric, gs []*Sample) (*Sample, datasets.Comparison) {
+	type cand struct {
+		g   *Sample
+		med float64
+	}
+	var cs []cand
+	for _, g := range gs {
+		if med, ok := g.Median(m); ok {
+			cs = append(cs, cand{g, med})
+		}
+	}
+	if len(cs) < 2 {
+		return nil, datasets.Comparison{}
+	}
+	slices.SortStableFunc(cs, func(x, y cand) int {
+		if m.Lower {
+			return compareF(x.med, y.med)
+		}
+		return compareF(y.med, x.med)
+	})
+	return cs[0].g, b.Compare(m, cs[1].g, cs[0].g)
+}
+
+var nan = math.NaN()
+
+func compareF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// WinCount is one metric's wins over a batch's workload points: by
+// variant label, and of those the wins at a point with an unfair cell.
+type WinCount struct {
+	Count, Unfair                 map[string]int
+	Equivalent, Undecided, Points int
+}
+
+// Wins counts metric m's winners over the batch's points.
+func (b *Batch) Wins(m Metric) WinCount {
+	wc := WinCount{Count: map[string]int{}, Unfair: map[string]int{}}
+	for _, p := range b.Points {
+		gs := b.At(p)
+		anyUnfair := slices.ContainsFunc(gs, func(g *Sample) bool { return len(g.Unfair) > 0 })
+		w, c := b.Winner(m, gs)
+		if w == nil {
+			continue
+		}
+		wc.Points++
+		switch c.Verdict {
+		case stats.Better:
+			wc.Count[w.Variant.Label]++
+			if anyUnfair {
+				wc.Unfair[w.Variant.Label]++
+			}
+		case stats.Equivalent:
+			wc.Equivalent++
+		default:
+			wc.Undecided++
+		}
+	}
+	return wc
+}
+
+// A Peak is a variant's highest median throughput over the closed-loop
+// concurrencies of one payload.
+type Peak struct {
+	Payload int64 // -1: no payload axis
+	Sample  *Sample
+	RPS     float64
+}
+
+// Peaks are the batch's peaks, by payload, then variant.
+func (b *Batch) Peaks() []Peak {
+	payloads := map[int64]bool{}
+	for _, p := range b.Points {
+		if p.Mode == "closed" {
+			payloads[p.Payload] = true
+		}
+	}
+	rps := MetricByKey("rps")
+	var out []Peak
+	for _, pl := range slices.Sorted(maps.Keys(payloads)) {
+		for _, v := range b.Variants {
+			best := Peak{Payload: pl, RPS: math.Inf(-1)}
+			for _, p := range b.Points {
+				if p.Mode != "closed" || p.Payload != pl {
+					continue
+				}
+				if g := b.Sample(v, p); g != nil {
+					if med, ok := g.Median(rps); ok && med > best.RPS {
+						best.Sample, best.RPS = g, med
+					}
+				}
+			}
+			if best.Sample != nil {
+				out = append(out, best)
+			}
+		}
+	}
+	return out
+}
+
+// A RadarRow is one variant's radar scores against the baseline, one per
+// RadarAxes: 100 + 30 × log10 of the geometric mean advantage over the
+// points (NaN: no ratio at any point); Undecided says a candidate's axis
+// had an undecided point.
+type RadarRow struct {
+	Variant   *Variant
+	Scores    []float64
+	Undecided []bool
+	// Unfair says a sample of the variant had an unfair cell.
+	Unfair bool
+}
+
+// Radar scores every variant of a batch with a baseline.
+func (b *Batch) Radar() []RadarRow {
+	var out []RadarRow
+	for _, v := range b.Variants {
+		r := RadarRow{Variant: v}
+		for _, a := range RadarAxes {
+			m := MetricByKey(a.Key)
+			var logSum float64
+			var n int
+			decided := true
+			for _, p := range b.Points {
+				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+				if base == nil || g == nil {
+					continue
+				}
+				r.Unfair = r.Unfair || len(g.Unfair) > 0
+				c := b.Compare(m, base, g)
+				if c.Ratio == nil || !(*c.Ratio > 0) {
+					continue
+				}
+				adv := *c.Ratio
+				if m.Lower {
+					adv = 1 / adv
+				}
+				logSum += math.Log10(adv)
+				n++
+				decided = decided && c.Verdict != stats.Undecided
+			}
+			score := math.NaN()
+			if n > 0 {
+				score = 100 + 30*logSum/float64(n)
+			}
+			r.Scores = append(r.Scores, score)
+			r.Undecided = append(r.Undecided, v != b.Baseline && n > 0 && !decided)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Outcome names a point's winner of a metric: the winning sample when
+// its interval against the runner-up lies beyond the margin, else
+// Verdict says equivalent or undecided; Measured is false when fewer than
+// two variants were measured there.
+type Outcome struct {
+	Winner   *Sample
+	Verdict  string
+	Decision datasets.Comparison
+	Measured bool
+}
+
+// PointWinner is the winner of metric m at point p.
+func (b *Batch) PointWinner(m Metric, p Point) Outcome {
+	w, c := b.Winner(m, b.At(p))
+	if w == nil {
+		return Outcome{}
+	}
+	o := Outcome{Verdict: c.Verdict, Decision: c, Measured: true}
+	switch c.Verdict {
+	case stats.Better:
+		o.Winner = w
+	case stats.Equivalent:
+	default:
+		o.Verdict = stats.Undecided
+	}
+	return o
+}
+
+// Overall folds per-point outcomes into one: the single outcome of every
+// measured point ("" is not measured), else "undecided" when any point
+// was, else "split"; "not measured" without any.
+func Overall(per []string) string {
+	var seen []string
+	for _, w := range per {
+		if w != "" && !slices.Contains(seen, w) {
+			seen = append(seen, w)
+		}
+	}
+	switch {
+	case len(seen) == 0:
+		return "not measured"
+	case len(seen) == 1:
+		return seen[0]
+	case slices.Contains(seen, stats.Undecided):
+		return stats.Undecided
+	}
+	return "split"
+}
+
+// A Dimension is variant v's decisions against the baseline on one
+// metric over the batch's points, folded into one outcome: the same at
+// every point, else undecided (Split says the points disagreed).
+type Dimension struct {
+	Outcome string
+	Split   bool
+	// Points and Decisions are the points both were measured at and the
+	// decision at each.
+	Points    []Point
+	Decisions []datasets.Comparison
+}
+
+// Dimension folds variant v's decisions on m against the baseline.
+func (b *Batch) Dimension(v *Variant, m Metric) Dimension {
+	var d Dimension
+	var outcomes []string
+	for _, p := range b.Points {
+		base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+		if base == nil || g == nil {
+			continue
+		}
+		c := b.Compare(m, base, g)
+		outcomes = append(outcomes, c.Verdict)
+		d.Points, d.Decisions = append(d.Points, p), append(d.Decisions, c)
+	}
+	d.Outcome = Overall(outcomes)
+	if d.Outcome == "split" {
+		d.Outcome, d.Split = stats.Undecided, true
+	}
+	return d
+}

@@ -1,0 +1,153 @@
+package analysis
+
+import (
+	"slices"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
+)
+
+// Comparing two runs of one plan (a run and its rerun months later, say)
+// joins their cells by id and decides, per metric, how the second run's
+// numbers relate to the first's: per batch, variant and workload point the
+// repeats both runs measured are two samples (A the baseline, B the
+// candidate, B's declared noise band).
+
+// CompareMetrics are the metrics two runs are compared on, in output
+// order; max is never ranked, tails and RSS after are left to the report.
+var CompareMetrics = []string{"rps", "p50", "p99", "p999", "rss", "cpu", "cold", "steady"}
+
+// A Side is one run of a comparison.
+type Side struct {
+	Tables  *Tables
+	Batches []*Batch
+	// Lock is lock.json; nil for a run without one.
+	Lock *pipeline.Lock
+}
+
+// NewSide is the run of tables t, with its lock (nil: none).
+func NewSide(t *Tables, lock *pipeline.Lock) *Side {
+	return &Side{Tables: t, Batches: Batches(t, ""), Lock: lock}
+}
+
+// fingerprint is what a rerun must find unchanged: the lock's, else the
+// environment table's.
+func (s *Side) fingerprint() (pipeline.Fingerprint, bool) {
+	if s.Lock != nil {
+		return s.Lock.Fingerprint, true
+	}
+	if len(s.Tables.Env) == 0 {
+		return pipeline.Fingerprint{}, false
+	}
+	e := s.Tables.Env[0]
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return pipeline.Fingerprint{OS: e.OS, Arch: e.Arch, Kernel: e.Kernel, CPUModel: e.CPUModel, Cores: int(e.Cores),
+		Governor: str(e.Governor), MemoryBytes: e.MemoryBytes, GoVersion: str(e.GoVersion), JavaVersion: str(e.JavaVersion)}, true
+}
+
+// A CompareRow compares the repeats of one variant at one workload point
+// that both runs measured.
+type CompareRow struct {
+	Batch   *Batch // B's
+	Variant string
+	Point   Point
+	// Repeats is the number of cell ids measured (ok or unfair) in both.
+	Repeats int
+	// Comparisons are the decisions, one per CompareMetrics.
+	Comparisons []datasets.Comparison
+	// Unfair says a cell of the row is unfair in either run.
+	Unfair bool
+	// A and B are the row's two samples: the same cell ids in each run.
+	A, B *Sample
+}
+
+// A Joined is two runs joined by cell id.
+type Joined struct {
+	A, B *Side
+	// Drift is what changed around the cells: binaries and environment,
+	// A's lock against B's; DriftKnown is false when a run has neither a
+	// lock nor an environment row.
+	Drift      []pipeline.Drift
+	DriftKnown bool
+	// OnlyA and OnlyB are the names of cells measured in one run only.
+	OnlyA, OnlyB []string
+	Rows         []CompareRow
+}
+
+// Join compares the cells b measured with the same cells in a.
+func Join(a, b *Side) *Joined {
+	c := &Joined{A: a, B: b}
+	c.Drift, c.DriftKnown = drift(a, b)
+	inA := map[string]*datasets.Cell{}
+	for i := range a.Tables.Cells {
+		if datasets.Measured(&a.Tables.Cells[i]) {
+			inA[a.Tables.Cells[i].CellID] = &a.Tables.Cells[i]
+		}
+	}
+	inB := map[string]bool{}
+	for _, bb := range b.Batches {
+		for _, v := range bb.Variants {
+			for _, p := range bb.Points {
+				if s := bb.Sample(v, p); s != nil {
+					c.joinSample(bb, s, inA, inB)
+				}
+			}
+		}
+	}
+	for id, ca := range inA {
+		if !inB[id] {
+			c.OnlyA = append(c.OnlyA, ca.CellName)
+		}
+	}
+	slices.Sort(c.OnlyA)
+	slices.Sort(c.OnlyB)
+	return c
+}
+
+// joinSample pairs the measured repeats of B's sample s with A's cells of
+// the same ids and compares them as two samples; repeats A did not
+// measure are B's only.
+func (c *Joined) joinSample(bb *Batch, s *Sample, inA map[string]*datasets.Cell, inB map[string]bool) {
+	base, cand := &Sample{Variant: s.Variant, Point: s.Point}, &Sample{Variant: s.Variant, Point: s.Point}
+	row := CompareRow{Batch: bb, Variant: s.Variant.Label, Point: s.Point, A: base, B: cand}
+	for _, cb := range s.Measured {
+		inB[cb.CellID] = true
+		ca := inA[cb.CellID]
+		if ca == nil {
+			c.OnlyB = append(c.OnlyB, cb.CellName)
+			continue
+		}
+		base.add(ca)
+		cand.add(cb)
+		row.Unfair = row.Unfair || ca.Status != pipeline.StatusOK || cb.Status != pipeline.StatusOK
+	}
+	if len(cand.Measured) == 0 {
+		return
+	}
+	row.Repeats = len(cand.Measured)
+	for _, k := range CompareMetrics {
+		m, _ := datasets.MetricNamed(MetricByKey(k).Cmp)
+		row.Comparisons = append(row.Comparisons,
+			datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise))
+	}
+	c.Rows = append(c.Rows, row)
+}
+
+// drift lists what differs between the runs' locks, or without both
+// locks between their machine fingerprints.
+func drift(a, b *Side) ([]pipeline.Drift, bool) {
+	if a.Lock != nil && b.Lock != nil {
+		return a.Lock.Diff(b.Lock), true
+	}
+	fa, okA := a.fingerprint()
+	fb, okB := b.fingerprint()
+	if !okA || !okB {
+		return nil, false
+	}
+	return (&pipeline.Lock{Fingerprint: fa}).Diff(&pipeline.Lock{Fingerprint: fb}), true
+}
