@@ -4,8 +4,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -140,23 +141,32 @@ func logTrial(t *testing.T, design string, trial int, r trialRun, load string) {
 	t.Log(b.String())
 }
 
-// summarise logs a design's counts over its trials.
+// summarise logs a design's counts over its trials, and the geometric
+// mean of its intervals' relative half-width (sqrt(high/low) - 1): how
+// near to a decision it came, decided or not.
 func summarise(t *testing.T, design string, runs []trialRun) {
 	t.Helper()
 	count := map[string]int{}
 	var wall time.Duration
+	var logHW float64
+	n := 0
 	for _, r := range runs {
 		wall += r.wall
 		for _, q := range trialQuestions {
-			count[judge(q.candidate, r.verdicts[q.candidate+" "+q.metric].Verdict)]++
+			d := r.verdicts[q.candidate+" "+q.metric]
+			count[judge(q.candidate, d.Verdict)]++
 			if q.candidate == "same" {
-				count["A/A "+judge(q.candidate, r.verdicts[q.candidate+" "+q.metric].Verdict)]++
+				count["A/A "+judge(q.candidate, d.Verdict)]++
+			}
+			if d.Low > 0 && d.High > 0 {
+				logHW += math.Log(d.High/d.Low) / 2
+				n++
 			}
 		}
 	}
-	t.Logf("%s: %d trials, %d decisions: %d correct (A/A %d), %d wrong (A/A %d), %d undecided (A/A %d); %.1f min in all: %.2f correct decisions per minute",
+	t.Logf("%s: %d trials, %d decisions: %d correct (A/A %d), %d wrong (A/A %d), %d undecided (A/A %d); %.1f min in all: %.2f correct decisions per minute; intervals ±%.1f%% (geometric mean of %d)",
 		design, len(runs), len(runs)*len(trialQuestions), count["correct"], count["A/A correct"], count["wrong"], count["A/A wrong"],
-		count["undecided"], count["A/A undecided"], wall.Minutes(), float64(count["correct"])/wall.Minutes())
+		count["undecided"], count["A/A undecided"], wall.Minutes(), float64(count["correct"])/wall.Minutes(), 100*(math.Exp(logHW/float64(max(n, 1)))-1), n)
 }
 
 // restartTrial runs the calibration batch with adaptive repeats bounded
@@ -187,8 +197,16 @@ func restartTrial(t *testing.T, dir, yardstick, sample string, trial int) trialR
 	for _, row := range rows {
 		d := stats.Decision{Verdict: row.Verdict, Ratio: valueOr0(row.Ratio), Low: valueOr0(row.CILow), High: valueOr0(row.CIHigh)}
 		r.verdicts[row.Candidate+" "+row.Metric] = d
-		r.rounds = max(r.rounds, int(row.RepeatsBaseline))
 	}
+	var st pipeline.BatchRounds
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(m[0]), "rounds", "main.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	if err != nil {
+		t.Fatalf("rounds of batch main: %v", err)
+	}
+	r.rounds = st.Ran
 	return r
 }
 
@@ -283,20 +301,29 @@ func sliceRound(t *testing.T, yardstick string, rng *rand.Rand, targets []*slice
 // intervals after the first sliceDiscard.
 func runSlice(t *testing.T, yardstick string, port int, d time.Duration) sliceFigures {
 	t.Helper()
-	var stdin io.WriteCloser
-	var stdout io.ReadCloser
+	// Pipes of its own: exec's StdoutPipe is closed by the Wait that
+	// procgroup starts at once, which can lose the result line when the
+	// load generator exits before it is read.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inW.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
 	p, err := procgroup.Start(procgroup.Spec{
 		Argv: []string{yardstick, "loadgen", "--stdio", "--cpus", "1"},
 		CPUs: []int{1},
 		Setup: func(cmd *exec.Cmd) error {
-			var err error
-			if stdin, err = cmd.StdinPipe(); err != nil {
-				return err
-			}
-			stdout, err = cmd.StdoutPipe()
-			return err
+			cmd.Stdin, cmd.Stdout = inR, outW
+			return nil
 		},
 	})
+	inR.Close()
+	outW.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,12 +333,11 @@ func runSlice(t *testing.T, yardstick string, port int, d time.Duration) sliceFi
 	var kept []loadgen.Interval
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
 	defer cancel()
-	_, err = loadgen.Drive(ctx, stdout, stdin, spec, func(iv loadgen.Interval) {
+	_, err = loadgen.Drive(ctx, outR, inW, spec, func(iv loadgen.Interval) {
 		if iv.Index >= sliceDiscard {
 			kept = append(kept, iv)
 		}
 	})
-	stdin.Close()
 	if err != nil {
 		t.Fatalf("slice on port %d: %v", port, err)
 	}
