@@ -9,7 +9,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration-test pyenv test demo study study-name bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration-test design-trial pyenv test demo study study-name bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -65,6 +65,16 @@ netns-test:
 # the baseline in three runs, against a 5% margin; docs/methodology.md).
 calibration-test:
 	$(GO) test -tags calibration -count=1 -p 1 -timeout 40m -v -run '^TestCalibration' ./cmd/yardstick/
+
+# The design trial (cmd/yardstick/design_trial_test.go, tagged
+# `calibration`): the calibration batch's two questions answered by
+# interleaved restarts and by alternating slices on warm processes, in
+# alternation, while another process loads both CPUs in bursts; about 5
+# minutes a trial of both (YARDSTICK_TRIALS, default 3). A measurement
+# for docs/methodology.md#design-trial, not a check: not in make test or
+# .ci/run.
+design-trial:
+	$(GO) test -tags calibration -count=1 -p 1 -timeout 90m -v -run '^TestDesignTrial$$' ./cmd/yardstick/
 
 # The Python environment of the notebook readers and reference checks,
 # pinned by requirements.txt, in the git-ignored .venv/; rebuilt when

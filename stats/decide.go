@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // The four outcomes of a decision (docs/methodology.md#decisions).
@@ -149,7 +150,7 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 	t := tQuantile975(welchDF(vb, dfb, vc, dfc))
 	lr := math.Log(d.Ratio)
 	d.Low, d.High = math.Exp(lr-t*se), math.Exp(lr+t*se)
-	d.decide(o.LowerIsBetter, t*se, float64(max(len(base), len(cand))))
+	d.decide(o.LowerIsBetter, t*se, float64(max(len(base), len(cand))), "starts per side")
 	return d
 }
 
@@ -359,8 +360,9 @@ func tQuantile975(df float64) float64 {
 
 // decide sets the verdict from the interval: beyond the margin on one
 // side, inside it, or neither. hw is the log interval's half-width and n
-// the larger number of starts, for the estimate of how many would decide.
-func (d *Decision) decide(lowerIsBetter bool, hw, n float64) {
+// the larger number of starts (or the pairs), for the estimate of how many
+// would decide; unit names them in the reason.
+func (d *Decision) decide(lowerIsBetter bool, hw, n float64, unit string) {
 	lo, hi := 1-d.Margin, 1+d.Margin
 	good := func(r float64) bool { return r > hi }
 	bad := func(r float64) bool { return r < lo }
@@ -385,9 +387,9 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64) {
 		need := math.Abs(math.Log(hi) - off) // to fit inside the margin, or beyond it
 		if need > 1e-3 && hw > 0 {
 			d.MoreStarts = int(math.Ceil(n * (hw / need) * (hw / need)))
-			d.Reason += fmt.Sprintf("; about %d starts per side would decide it", d.MoreStarts)
+			d.Reason += fmt.Sprintf("; about %d %s would decide it", d.MoreStarts, unit)
 		} else {
-			d.Reason += "; the ratio sits on the margin, more starts will not decide it"
+			d.Reason += "; the ratio sits on the margin, more " + strings.Fields(unit)[0] + " will not decide it"
 		}
 	}
 	if d.WithinOnly {

@@ -3,7 +3,9 @@
 // baseline on one metric: a ratio with a 95% interval from a hierarchical
 // bootstrap over process starts and the noise within each start, and one
 // of four outcomes against a declared margin (better, worse, equivalent,
-// undecided; see [Decide] and docs/methodology.md#decisions).
+// undecided; see [Decide] and docs/methodology.md#decisions). [DecidePaired]
+// decides from paired adjacent slices instead, for the design trial
+// (docs/methodology.md#design-trial).
 //
 // The package knows nothing of reports, tables or runs; the execute,
 // fairness, tabulate and report stages and the load generator benchmark

@@ -1,0 +1,63 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+)
+
+// A Pair is one paired measurement: the baseline's and the candidate's
+// figure from two adjacent short slices of load on processes that were
+// both running all along, so that what drifts slower than a pair of
+// slices lands on both sides (the alternating-slices design trial,
+// docs/methodology.md#design-trial).
+type Pair struct {
+	Baseline, Candidate float64
+}
+
+// MinPairs is the fewest pairs a paired decision needs.
+const MinPairs = 3
+
+// DecidePaired compares the candidate with the baseline from paired
+// measurements. Each pair gives a log ratio, log(candidate / baseline);
+// the pairs are taken as independent draws (the slices' order inside
+// each pair random, so that a trend within a pair has no sign), and the
+// interval is the mean log ratio ± Student's t quantile at n−1 degrees of
+// freedom times its standard error. Ratio is the exponential of the mean
+// log ratio (the geometric mean of the pairs' ratios), Low and High bound
+// its 95% interval, and the verdict is Decide's: better, worse,
+// equivalent or undecided against o.Margin. StartsBaseline and
+// StartsCandidate are the number of pairs; o.MinStarts, when above
+// MinPairs, raises the fewest pairs; o.Seed is not used (nothing is
+// resampled).
+//
+// A paired decision knows only the processes it measured: the noise
+// between two starts of one binary is not in its interval.
+func DecidePaired(pairs []Pair, o Options) (d Decision) {
+	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
+		Margin: max(o.Margin, 0), Verdict: Undecided}
+	n := len(pairs)
+	d.StartsBaseline, d.StartsCandidate = n, n
+	need := max(MinPairs, o.MinStarts)
+	if n < need {
+		d.Reason = fmt.Sprintf("fewer than %d pairs (%d)", need, n)
+		return d
+	}
+	var sb, sc, sl, sl2 float64
+	for _, p := range pairs {
+		if !(p.Baseline > 0) || !(p.Candidate > 0) || math.IsInf(p.Baseline, 0) || math.IsInf(p.Candidate, 0) {
+			d.Reason = fmt.Sprintf("a pair has an impossible or zero value (%g, %g): no ratio", p.Baseline, p.Candidate)
+			return d
+		}
+		l := math.Log(p.Candidate / p.Baseline)
+		sb, sc, sl, sl2 = sb+p.Baseline, sc+p.Candidate, sl+l, sl2+l*l
+	}
+	fn := float64(n)
+	d.Baseline, d.Candidate = sb/fn, sc/fn
+	mean := sl / fn
+	v := max(sl2/fn-mean*mean, 0) * fn / (fn - 1) // sample variance of the log ratios
+	se := math.Sqrt(v / fn)
+	t := tQuantile975(fn - 1)
+	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-t*se), math.Exp(mean+t*se)
+	d.decide(o.LowerIsBetter, t*se, fn, "pairs")
+	return d
+}
