@@ -42,9 +42,8 @@ func unfairSummary(d *doc, t *analysis.Tables) {
 		return
 	}
 	d.h(2, "Unfair: %d fairness check(s) failed", n)
-	d.p("Their cells are marked UNFAIR in every table and chart legend below, their decisions undecided; the fairness table near the end has the numbers.")
 	d.list(short)
-	d.fold("Details of the failed checks")
+	d.fold("Details of the failed checks: their cells are marked UNFAIR in every table and chart below, their decisions undecided; the fairness table near the end has the numbers")
 	d.list(items)
 	d.foldEnd()
 }

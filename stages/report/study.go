@@ -39,8 +39,11 @@ func readQuestion(ctx context.Context, dir string) (*pipeline.Question, string) 
 // studySection is the first screen after the failed checks: the
 // placement compromises in words, then the study's question and its
 // answer.
+// The question and its answer come first after the failed checks, so
+// that the answer and its chart are on the first screen; the declared CPU
+// shares follow it.
 func studySection(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
-	placementWords(d, t)
+	defer placementWords(d, t)
 	q := t.Question
 	if q == nil {
 		return
