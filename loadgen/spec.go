@@ -143,7 +143,7 @@ type Spec struct {
 	Workers int `json:"workers,omitempty"`
 	// CPUs, when set, is the CPU list the load generator process pins itself
 	// to in driver mode (see PROTOCOL.md). Run itself never pins.
-	CPUs string `json:"cpus,omitempty"`
+	CPUs cpuset.Set `json:"cpus,omitempty"`
 }
 
 // varyRange returns the inclusive range of {vary} values.
@@ -247,11 +247,6 @@ func (s *Spec) Validate() error {
 	}
 	if s.Workers < 0 || s.Workers > 1024 {
 		bad("workers %d: want 0..1024", s.Workers)
-	}
-	if s.CPUs != "" {
-		if _, err := cpuset.Parse(s.CPUs); err != nil {
-			errs = append(errs, err)
-		}
 	}
 	if len(errs) == 0 { // the request's size, once the rest is known to be sound
 		c := s.withDefaults()

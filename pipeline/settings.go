@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"yardstick/pipeline/cpuset"
 )
 
 // The settings a batch's cells share, as the plan (plan.json) records them.
@@ -69,13 +71,15 @@ type Windows struct {
 	ReadyTimeout Duration `json:"readyTimeout"`
 }
 
-// Placement holds the CPU lists of the target, the services and the load
-// generator, as written ("0-1"), and whether the load generator runs on
-// another host.
+// Placement holds the CPU sets of the target, the services and the load
+// generator, and whether the load generator runs on another host. A set is
+// written in its compact form ("0-1,4", cpuset.Set.MarshalText) however
+// the definition spelled it, so "0,1" and "0-1" are one placement and give
+// one cell id.
 type Placement struct {
-	Target   string `json:"target"`
-	Services string `json:"services,omitempty"`
-	Loadgen  string `json:"loadgen"`
+	Target   cpuset.Set `json:"target"`
+	Services cpuset.Set `json:"services,omitempty"`
+	Loadgen  cpuset.Set `json:"loadgen"`
 	// Hosts is HostsSeparate when the load generator runs on another host
 	// than the target (and its services); empty when on the same host.
 	Hosts string `json:"hosts,omitempty"`

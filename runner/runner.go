@@ -27,7 +27,6 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/pipeline/safetext"
 	"yardstick/stages/execute"
 	"yardstick/stages/execute/hosts"
@@ -295,18 +294,9 @@ func printFairness(w io.Writer, rows []pipeline.FairnessRow) int {
 func CheckMachine(p *pipeline.Plan) error {
 	var problems []string
 	for _, b := range p.Batches {
-		for _, role := range []struct{ name, spec string }{
-			{"target", b.Placement.Target}, {"services", b.Placement.Services}, {"loadgen", b.Placement.Loadgen},
-		} {
-			if role.spec == "" {
-				continue
-			}
-			set, err := cpuset.Parse(role.spec)
-			if err != nil {
-				return err
-			}
-			if set.Max() >= runtime.NumCPU() {
-				problems = append(problems, fmt.Sprintf("batch %s: placement.%s %s names CPU %d, but this machine has %d CPUs", b.Name, role.name, role.spec, set.Max(), runtime.NumCPU()))
+		for _, role := range []string{pipeline.RoleTarget, pipeline.RoleServices, pipeline.RoleLoadgen} {
+			if set := b.Placement.Set(role); set.Max() >= runtime.NumCPU() {
+				problems = append(problems, fmt.Sprintf("batch %s: placement.%s %s names CPU %d, but this machine has %d CPUs", b.Name, role, set, set.Max(), runtime.NumCPU()))
 			}
 		}
 	}

@@ -34,7 +34,6 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/pipeline/runfs"
 	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/procgroup"
@@ -223,11 +222,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 	// yardstick itself (sampling /proc, reading logs, driving the load
 	// generator) runs beside the load generator, never on the target's
 	// cores.
-	lg, err := cpuset.Parse(b.Placement.Loadgen)
-	if err != nil {
-		return r.failAll(cells, "", fmt.Errorf("batch %s: placement.loadgen: %w", b.Name, err))
-	}
-	if err := loadgen.Pin(lg); err != nil {
+	if err := loadgen.Pin(b.Placement.Loadgen); err != nil {
 		return r.failAll(cells, "", fmt.Errorf("batch %s: pin yardstick to the load generator's CPUs: %w", b.Name, err))
 	}
 	services, err := r.startServices(ctx, b)
@@ -269,14 +264,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 // and waits until each is ready.
 func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procgroup.Process, error) {
 	var started []*procgroup.Process
-	var cpus []int
-	if b.Placement.Services != "" {
-		set, err := cpuset.Parse(b.Placement.Services)
-		if err != nil {
-			return nil, err
-		}
-		cpus = set
-	}
+	cpus := b.Placement.Services
 	for _, s := range b.Services {
 		dir := r.rd.Path("services", b.Name, s.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -18,7 +18,6 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 )
 
@@ -129,15 +128,11 @@ func (l *load) pid() int {
 
 // startLoad starts the load generator for spec; nothing is sent to it yet.
 func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) {
-	cpus, err := cpuset.Parse(b.Placement.Loadgen)
-	if err != nil {
-		return nil, err
-	}
 	h := r.loadgenHost(b)
 	l := &load{r: r, spec: spec, remote: h.Kind == "srun"}
 	p, err := r.start(procgroup.Spec{
-		Argv:   h.Wrap([]string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen}),
-		CPUs:   cpus,
+		Argv:   h.Wrap([]string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen.String()}),
+		CPUs:   b.Placement.Loadgen,
 		Stderr: &l.stderr,
 		Setup:  l.pipes,
 	})

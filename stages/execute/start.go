@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 	"yardstick/stats"
 )
@@ -103,11 +102,7 @@ func (r *runner) newStart(ctx context.Context, b *pipeline.Batch, first *pipelin
 	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, b.Name, v.Label, &v.Process); err != nil {
 		return nil, interrupted(ctx, err)
 	}
-	cpus, err := cpuset.Parse(b.Placement.Target)
-	if err != nil {
-		return nil, err
-	}
-	s := &startRun{r: r, b: b, v: v, cpus: cpus}
+	s := &startRun{r: r, b: b, v: v, cpus: b.Placement.Target}
 	if err := s.coldProbes(ctx, first); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,8 @@ package execute
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,7 +17,7 @@ import (
 // when yardstick read none (the load generator runs on another node).
 func loadgenMasks(a *pipeline.Affinity, res *loadgen.Result) {
 	if a != nil && len(a.Loadgen) == 0 && res != nil && len(res.Affinity) > 0 {
-		a.Loadgen = maps.Clone(res.Affinity)
+		a.Loadgen = slices.Clone(res.Affinity)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/hosts"
 )
 
@@ -61,15 +62,15 @@ func TestTargetURL(t *testing.T) {
 }
 
 func TestLoadgenMasks(t *testing.T) {
-	res := &loadgen.Result{Affinity: map[string]int{"1": 5}}
-	a := &pipeline.Affinity{LoadgenDeclared: "1", Loadgen: map[string]int{}}
+	res := &loadgen.Result{Affinity: pipeline.ThreadMasks{{CPUs: cpuset.Set{1}, Threads: 5}}}
+	a := &pipeline.Affinity{LoadgenDeclared: cpuset.Set{1}}
 	loadgenMasks(a, res)
-	if a.Loadgen["1"] != 5 {
+	if len(a.Loadgen) != 1 || !a.Loadgen[0].CPUs.Equal(cpuset.Set{1}) || a.Loadgen[0].Threads != 5 {
 		t.Errorf("masks not taken from the result: %+v", a.Loadgen)
 	}
-	read := &pipeline.Affinity{Loadgen: map[string]int{"0-1": 3}}
+	read := &pipeline.Affinity{Loadgen: pipeline.ThreadMasks{{CPUs: cpuset.Set{0, 1}, Threads: 3}}}
 	loadgenMasks(read, res)
-	if len(read.Loadgen) != 1 || read.Loadgen["0-1"] != 3 {
+	if len(read.Loadgen) != 1 || read.Loadgen[0].Threads != 3 {
 		t.Errorf("masks read from /proc were replaced: %+v", read.Loadgen)
 	}
 	loadgenMasks(nil, res) // no affinity: nothing to fill, no panic

@@ -493,11 +493,11 @@ func (b *Batch) takeRows(rows []datasets.Comparison) {
 func (b *Batch) preconditions() string {
 	parts := []string{"batch " + b.Name}
 	if b.Plan != nil {
-		cpu := "CPU sets: target " + orDash(b.Plan.Placement.Target)
-		if b.Plan.Placement.Services != "" {
-			cpu += ", services " + b.Plan.Placement.Services
+		cpu := "CPU sets: target " + orDash(b.Plan.Placement.Target.String())
+		if len(b.Plan.Placement.Services) > 0 {
+			cpu += ", services " + b.Plan.Placement.Services.String()
 		}
-		cpu += ", load generator " + orDash(b.Plan.Placement.Loadgen)
+		cpu += ", load generator " + orDash(b.Plan.Placement.Loadgen.String())
 		parts = append(parts, cpu, fmt.Sprintf("processors %d", b.Plan.Processors))
 	}
 	parts = append(parts, b.Windows, fmt.Sprintf("repeats %d", b.Repeats))

@@ -234,11 +234,11 @@ func environment(d *doc, t *tables, batches []*Batch) {
 		}
 		cpu, procs, noise := "unknown", "unknown", "unknown (0)"
 		if b.Plan != nil {
-			cpu = "target " + orDash(b.Plan.Placement.Target)
-			if b.Plan.Placement.Services != "" {
-				cpu += ", services " + b.Plan.Placement.Services
+			cpu = "target " + orDash(b.Plan.Placement.Target.String())
+			if len(b.Plan.Placement.Services) > 0 {
+				cpu += ", services " + b.Plan.Placement.Services.String()
 			}
-			cpu += ", load generator " + orDash(b.Plan.Placement.Loadgen)
+			cpu += ", load generator " + orDash(b.Plan.Placement.Loadgen.String())
 			procs = fmt.Sprint(b.Plan.Processors)
 			noise = fmtPct(b.Noise)
 		}
