@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 )
 
@@ -293,9 +294,10 @@ func checkAllow(allow []string) error {
 	return nil
 }
 
-// allowed reports whether ip is loopback or in allow.
+// allowed reports whether ip is loopback (pipeline.IsLoopbackHost) or in
+// allow.
 func allowed(ip net.IP, allow []string) bool {
-	if ip.IsLoopback() {
+	if pipeline.IsLoopbackHost(ip.String()) {
 		return true
 	}
 	for _, a := range allow {
@@ -335,7 +337,7 @@ func TargetAddrAllowed(rawURL string, allow []string) (string, error) {
 	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
 		return "", fmt.Errorf("url %q: bad port %q", rawURL, port)
 	}
-	if strings.EqualFold(host, "localhost") {
+	if pipeline.IsLoopbackName(host) {
 		return net.JoinHostPort("localhost", port), nil
 	}
 	ip := net.ParseIP(host)
@@ -353,13 +355,13 @@ func resolve(hostport string, allow []string) (*net.TCPAddr, error) {
 		return nil, err
 	}
 	p, _ := strconv.Atoi(port)
-	if strings.EqualFold(host, "localhost") {
+	if pipeline.IsLoopbackName(host) {
 		ips, err := net.LookupIP("localhost")
 		if err != nil {
 			return nil, fmt.Errorf("resolve localhost: %w", err)
 		}
 		for _, ip := range ips {
-			if !ip.IsLoopback() {
+			if !pipeline.IsLoopbackHost(ip.String()) {
 				return nil, fmt.Errorf("localhost resolves to %s: %w", ip, ErrNotLoopback)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"yardstick/pipeline"
 )
 
 func TestTargetAddrLoopbackOnly(t *testing.T) {
@@ -35,6 +37,21 @@ func TestTargetAddrLoopbackOnly(t *testing.T) {
 	for _, u := range []string{"https://127.0.0.1/", "127.0.0.1:80", "http:///x", "http://127.0.0.1:99999/"} {
 		if _, err := TargetAddr(u); err == nil {
 			t.Errorf("TargetAddr(%q): no error", u)
+		}
+	}
+}
+
+// TestTargetAddrFollowsTheLoopbackRule: the load generator accepts a
+// host exactly when pipeline.IsLoopbackHost, the rule validate's ready
+// check and the ready probe use, does; the cases include those where the
+// two rules once differed (the name in another case).
+func TestTargetAddrFollowsTheLoopbackRule(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"localhost", "LOCALHOST", "LocalHost", "127.0.0.1", "127.9.9.9", "[::1]", "[::ffff:127.0.0.1]",
+		"localhost.", "localhost.example.com", "10.0.0.1", "0.0.0.0", "[::]", "[2001:db8::1]", "example.com"} {
+		_, err := TargetAddr("http://" + host + ":8080/")
+		if want := pipeline.IsLoopbackHost(strings.Trim(host, "[]")); (err == nil) != want {
+			t.Errorf("%s: load generator error %v, pipeline.IsLoopbackHost %v", host, err, want)
 		}
 	}
 }
