@@ -85,6 +85,35 @@ func TestRateFromPeak(t *testing.T) {
 	}
 }
 
+// TestRenderRequest: RenderRequest gives, for a {vary} value, the bytes
+// of the variant the run sends with that value, and says whether the
+// request varies at all ({vary} in a header only counts).
+func TestRenderRequest(t *testing.T) {
+	t.Parallel()
+	s := Spec{URL: "http://127.0.0.1:8080/api/{payload}", Method: "POST", Body: "{payload_text}",
+		Headers: []string{"X-Test: {vary}"}, Payload: 5, Seed: 42, Connections: 1, Duration: Duration(time.Second)}
+	d := s.withDefaults()
+	r, err := renderRequests(&d, "127.0.0.1:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r.varyValues[:8] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		wire, varies, err := RenderRequest(s, n)
+		if err != nil || !varies || string(wire) != string(r.variants[i]) {
+			t.Fatalf("RenderRequest(%d) = %q, %v, %v; the run sends %q", n, wire, varies, err, r.variants[i])
+		}
+	}
+	s.Headers = []string{"X-Test: fixed"}
+	if wire, varies, err := RenderRequest(s, 7); err != nil || varies || !strings.HasPrefix(string(wire), "POST /api/5 HTTP/1.1\r\n") {
+		t.Errorf("fixed request: %q, varies %v, %v", wire, varies, err)
+	}
+	s.Headers = []string{"Host: elsewhere"}
+	if _, _, err := RenderRequest(s, 7); err == nil {
+		t.Error("a Host header: no error")
+	}
+}
+
 func TestRequestTemplates(t *testing.T) {
 	t.Parallel()
 	s := Spec{URL: "http://127.0.0.1:8080/api/strings/{vary}?p={payload_text}&n={payload}", Method: "POST", Body: `{"v":"{vary}","p":"{payload_text}","n":{payload}}`,

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"yardstick/pipeline/cpuset"
@@ -165,4 +166,19 @@ type Request struct {
 type Vary struct {
 	Min int64 `json:"min"`
 	Max int64 `json:"max"`
+}
+
+// Uses reports whether the template has placeholder ph in its path, a
+// header (name or value) or its body: everywhere the load generator
+// substitutes it, so everywhere validate and the {vary} probe must look.
+func (r Request) Uses(ph string) bool {
+	if strings.Contains(r.Path, ph) || strings.Contains(r.Body, ph) {
+		return true
+	}
+	for k, v := range r.Headers {
+		if strings.Contains(k, ph) || strings.Contains(v, ph) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,26 +21,15 @@ import (
 	"yardstick/stages/execute/procgroup"
 )
 
-// loadSpec builds the load generator's spec for cell c.
-func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
+// requestSpec is the request part of cell c's load generator spec: the
+// batch's template as the plan holds it, placeholders and all, with the
+// cell's payload and {vary} range. The load generator renders it
+// (loadgen.RenderRequest): for the measured window, and for the {vary}
+// probe, which so sends one of the requests the window sends.
+func (r *runner) requestSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) loadgen.Spec {
 	req := b.Request
-	subst := func(s string) string {
-		if c.Point.Payload != nil {
-			s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
-		}
-		return s
-	}
 	base, allow := r.targetURL(b, v.Port)
-	s := loadgen.Spec{
-		URL:      base + subst(req.Path),
-		Allow:    allow,
-		Method:   req.Method,
-		Body:     subst(req.Body),
-		Duration: loadgen.Duration(d),
-		Timeout:  loadgen.Duration(b.Timeout.D()),
-		Seed:     seedOf(c.ID),
-		CPUs:     b.Placement.Loadgen,
-	}
+	s := loadgen.Spec{URL: base + req.Path, Allow: allow, Method: req.Method, Body: req.Body, Seed: seedOf(c.ID)}
 	if c.Point.Payload != nil {
 		s.Payload = *c.Point.Payload
 	}
@@ -48,8 +37,17 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 		s.VaryMin, s.VaryMax = req.Vary.Min, req.Vary.Max
 	}
 	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
-		s.Headers = append(s.Headers, k+": "+subst(req.Headers[k]))
+		s.Headers = append(s.Headers, k+": "+req.Headers[k])
 	}
+	return s
+}
+
+// loadSpec builds the load generator's spec for cell c.
+func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
+	s := r.requestSpec(b, v, c)
+	s.Duration = loadgen.Duration(d)
+	s.Timeout = loadgen.Duration(b.Timeout.D())
+	s.CPUs = b.Placement.Loadgen
 	switch c.Point.Mode {
 	case "closed":
 		s.Connections = c.Point.Concurrency

@@ -166,7 +166,7 @@ func (s *startRun) start(ctx context.Context, c *pipeline.Cell) (ok bool, err er
 		return false, s.r.record(failed(c, nil, err))
 	}
 	s.t = t
-	t.varies = probeVaries(ctx, s.r.targetDial(s.b, 0), s.b, t.variant, c)
+	t.varies = probeVaries(ctx, s.r.targetDial(s.b, 0), s.r.requestSpec(s.b, t.variant, c), s.b, t.variant.Port)
 	if err := s.r.serviceWarmup(ctx, s.b, t, c); err != nil {
 		if ctx.Err() != nil {
 			return false, errInterrupted

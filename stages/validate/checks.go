@@ -446,18 +446,14 @@ func checkWorkload(c *checker) {
 	if peak && len(wl.Concurrency) == 0 {
 		c.add(Error, "workload", c.pos("workload", "rate"), "a rate given as a percentage needs a peak: add closed-loop concurrency points to measure it")
 	}
-	text := r.Path + r.Body
-	for k, v := range r.Headers {
-		text += k + v
-	}
-	usesPayload := strings.Contains(text, pipeline.PayloadPlaceholder) || strings.Contains(text, pipeline.PayloadTextPlaceholder)
+	usesPayload := r.Uses(pipeline.PayloadPlaceholder) || r.Uses(pipeline.PayloadTextPlaceholder)
 	switch {
 	case usesPayload && len(wl.Payload) == 0:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {payload} but workload.payload is not set")
 	case !usesPayload && len(wl.Payload) > 0:
 		c.add(Warning, "workload", c.pos("workload", "payload"), "workload.payload is set but the request never uses {payload}: every payload point sends the same request")
 	}
-	usesVary := strings.Contains(text, pipeline.VaryPlaceholder)
+	usesVary := r.Uses(pipeline.VaryPlaceholder)
 	switch {
 	case usesVary && r.Vary == nil:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {vary} but request.vary is not declared")
