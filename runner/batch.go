@@ -209,7 +209,7 @@ func Merge(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 	var sum execute.Summary
 	pending := map[string]int{}
 	for _, c := range p.Cells {
-		if !execute.Selected(o.Only, &c) {
+		if !o.Only.Selects(&c) {
 			continue
 		}
 		sum.Planned++

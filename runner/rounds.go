@@ -88,7 +88,7 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 	if st.Stopped != "" {
 		for i := range p.Cells {
 			c := &p.Cells[i]
-			if c.Batch == b.Name && c.Repeat > st.Ran && execute.Selected(eo.Only, c) {
+			if c.Batch == b.Name && c.Repeat > st.Ran && eo.Only.Selects(c) {
 				sum.NotNeeded++
 			}
 		}

@@ -43,9 +43,9 @@ type Options struct {
 	Self string
 	// Workdir is the directory relative paths in the plan resolve against.
 	Workdir string
-	// Only, when set, is a glob over cell names (or a cell id): other cells
+	// Only selects the cells to run (--only); other cells
 	// are left for another run.
-	Only string
+	Only pipeline.Only
 	// Strict makes a failed fairness check fail the run.
 	Strict bool
 	// Version is yardstick's version, recorded in the environment and the

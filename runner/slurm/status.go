@@ -16,7 +16,6 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/runfs"
-	"yardstick/stages/execute"
 )
 
 // A TaskStatus is a job's exit status as its script recorded it in
@@ -38,12 +37,12 @@ type BatchProgress struct {
 }
 
 // Progress counts the cells selected by only of every batch of p.
-func Progress(rd *pipeline.RunDir, p *pipeline.Plan, only string) []BatchProgress {
+func Progress(rd *pipeline.RunDir, p *pipeline.Plan, only pipeline.Only) []BatchProgress {
 	out := make([]BatchProgress, len(p.Batches))
 	for i, b := range p.Batches {
 		bp := BatchProgress{Batch: b.Name, Index: i}
 		for _, c := range p.Cells {
-			if c.Batch != b.Name || !execute.Selected(only, &c) {
+			if c.Batch != b.Name || !only.Selects(&c) {
 				continue
 			}
 			bp.Total++
@@ -124,7 +123,7 @@ func WriteStatus(ctx context.Context, w io.Writer, rd *pipeline.RunDir, p *pipel
 	if err != nil {
 		return err
 	}
-	only := ""
+	var only pipeline.Only
 	if prep, err := ReadPrepared(rd); err == nil {
 		only = prep.Only
 	}

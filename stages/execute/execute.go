@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -45,9 +44,9 @@ type Options struct {
 	Self string
 	// Workdir is the directory relative paths in the plan resolve against.
 	Workdir string
-	// Only, when set, is a glob over cell names (or a cell id): other cells
-	// are left for another run.
-	Only string
+	// Only selects the cells to run (--only); the others are left for
+	// another run. The zero Only selects every cell.
+	Only pipeline.Only
 	// Progress receives progress lines; Terminal redraws one line.
 	Progress io.Writer
 	Terminal bool
@@ -93,29 +92,6 @@ func (s *Summary) Add(o Summary) {
 	s.Interrupted = s.Interrupted || o.Interrupted
 }
 
-// Selected reports whether the cell is selected by the --only glob.
-func Selected(only string, c *pipeline.Cell) bool {
-	if only == "" {
-		return true
-	}
-	if c.ID == only {
-		return true
-	}
-	ok, err := path.Match(only, c.Name)
-	return err == nil && ok
-}
-
-// ValidateOnly checks a --only glob.
-func ValidateOnly(only string) error {
-	if only == "" {
-		return nil
-	}
-	if _, err := path.Match(only, ""); err != nil {
-		return fmt.Errorf("--only %q: %w", only, err)
-	}
-	return nil
-}
-
 // runner holds one run's state.
 type runner struct {
 	rd      *pipeline.RunDir
@@ -135,9 +111,6 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 5 * time.Second
 	}
-	if err := ValidateOnly(opts.Only); err != nil {
-		return Summary{}, err
-	}
 	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
 	if err := procgroup.EnableSubreaper(); err != nil {
 		return Summary{}, err
@@ -150,7 +123,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	defer rp.close()
 	var todo []pipeline.Cell
 	for _, c := range p.Cells {
-		if !Selected(opts.Only, &c) || (opts.Filter != nil && !opts.Filter(&c)) {
+		if !opts.Only.Selects(&c) || (opts.Filter != nil && !opts.Filter(&c)) {
 			continue
 		}
 		r.summary.Planned++

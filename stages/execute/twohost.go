@@ -67,13 +67,13 @@ func (r *runner) targetURL(b *pipeline.Batch, port int) (string, []string) {
 	return "http://127.0.0.1:" + strconv.Itoa(port), nil
 }
 
-// CheckHosts is the check Run makes before any cell, over the cells the
-// --only glob selects: a two-host batch needs h, and h needs a two-host
+// CheckHosts is the check Run makes before any cell, over the cells
+// --only selects: a two-host batch needs h, and h needs a two-host
 // batch.
-func CheckHosts(p *pipeline.Plan, only string, h *hosts.Pair) error {
+func CheckHosts(p *pipeline.Plan, only pipeline.Only, h *hosts.Pair) error {
 	var sel []pipeline.Cell
 	for _, c := range p.Cells {
-		if Selected(only, &c) {
+		if only.Selects(&c) {
 			sel = append(sel, c)
 		}
 	}

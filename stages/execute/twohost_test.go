@@ -17,21 +17,25 @@ func TestCheckHosts(t *testing.T) {
 		Cells:   []pipeline.Cell{{ID: "a", Name: "one/x/c1/r1", Batch: "one"}, {ID: "b", Name: "two/x/c1/r1", Batch: "two"}},
 	}
 	pair := &hosts.Pair{Target: hosts.Host{Kind: "netns", Name: "a"}, Loadgen: hosts.Host{Kind: "netns", Name: "b"}, Addr: "10.213.0.1"}
-	if err := CheckHosts(p, "", nil); !errors.Is(err, hosts.ErrNoHosts) {
+	only, err := pipeline.ParseOnly("one/*/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckHosts(p, pipeline.Only{}, nil); !errors.Is(err, hosts.ErrNoHosts) {
 		t.Errorf("two-host batch, no hosts: %v", err)
 	}
-	if err := CheckHosts(p, "one/*/*/*", nil); err != nil {
+	if err := CheckHosts(p, only, nil); err != nil {
 		t.Errorf("only the one-host batch, no hosts: %v", err)
 	}
-	if err := CheckHosts(p, "one/*/*/*", pair); err == nil {
+	if err := CheckHosts(p, only, pair); err == nil {
 		t.Errorf("hosts, but only the one-host batch selected: accepted")
 	}
-	if err := CheckHosts(p, "", pair); err != nil {
+	if err := CheckHosts(p, pipeline.Only{}, pair); err != nil {
 		t.Errorf("two-host batch with hosts: %v", err)
 	}
 	unresolved := *pair
 	unresolved.Addr = ""
-	if err := CheckHosts(p, "", &unresolved); err == nil {
+	if err := CheckHosts(p, pipeline.Only{}, &unresolved); err == nil {
 		t.Errorf("hosts without a resolved address: accepted")
 	}
 }
