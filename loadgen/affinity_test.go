@@ -27,14 +27,14 @@ func TestOwnAffinity(t *testing.T) {
 			cpus = append(cpus, c)
 		}
 	}
-	want := cpuset.Of(cpus).String()
+	want := cpuset.Of(cpus)
 	got := OwnAffinity()
 	n := 0
-	for mask, k := range got {
-		if mask != want {
-			t.Errorf("%d thread(s) on %s, want every thread on %s", k, mask, want)
+	for _, m := range got {
+		if !m.CPUs.Equal(want) {
+			t.Errorf("%d thread(s) on %s, want every thread on %s", m.Threads, m.CPUs, want)
 		}
-		n += k
+		n += m.Threads
 	}
 	if tids, _ := threadIDs(); n == 0 || n > len(tids)+8 {
 		t.Errorf("masks of %d threads, the process has about %d", n, len(tids))

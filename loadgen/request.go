@@ -42,9 +42,8 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, 0x79617264)) // "yard"
 	seen := map[string]bool{}
 	for i := 0; i < n; i++ {
-		h, b := head, body
+		var v string
 		if vary {
-			var v string
 			for { // distinct values, so that n variants are n different requests
 				v = strconv.FormatUint(lo+rng.Uint64N(hi-lo+1), 10)
 				if !seen[v] {
@@ -53,22 +52,50 @@ func renderRequests(s *Spec, hostport string) (*requests, error) {
 			}
 			seen[v] = true
 			r.varyValues = append(r.varyValues, v)
-			h = strings.ReplaceAll(h, pipeline.VaryPlaceholder, v)
-			b = strings.ReplaceAll(b, pipeline.VaryPlaceholder, v)
 		}
-		var w strings.Builder
-		w.Grow(len(h) + len(b) + 40)
-		w.WriteString(h)
-		if b != "" || methodHasBody(s.Method) {
-			w.WriteString("Content-Length: ")
-			w.WriteString(strconv.Itoa(len(b)))
-			w.WriteString("\r\n")
-		}
-		w.WriteString("\r\n")
-		w.WriteString(b)
-		r.variants = append(r.variants, []byte(w.String()))
+		r.variants = append(r.variants, wireRequest(s.Method, head, body, v))
 	}
 	return r, nil
+}
+
+// wireRequest is one request as it goes on the wire: head and body with
+// {vary} replaced by vary (when vary is not ""), the Content-Length and
+// the empty line that ends the head.
+func wireRequest(method, head, body, vary string) []byte {
+	if vary != "" {
+		head = strings.ReplaceAll(head, pipeline.VaryPlaceholder, vary)
+		body = strings.ReplaceAll(body, pipeline.VaryPlaceholder, vary)
+	}
+	var w strings.Builder
+	w.Grow(len(head) + len(body) + 40)
+	w.WriteString(head)
+	if body != "" || methodHasBody(method) {
+		w.WriteString("Content-Length: ")
+		w.WriteString(strconv.Itoa(len(body)))
+		w.WriteString("\r\n")
+	}
+	w.WriteString("\r\n")
+	w.WriteString(body)
+	return []byte(w.String())
+}
+
+// RenderRequest returns the request of spec s as the load generator
+// writes it on the wire with {vary} = vary: {payload} and {payload_text}
+// substituted from s.Payload, the headers in their order, the Host,
+// Content-Type and Content-Length it adds. varies says whether the
+// request uses {vary} at all (in its path, a header or the body, also
+// once {payload_text} is substituted). A probe that sends these bytes
+// sends one of the requests the measured window sends.
+//
+// Only the request's fields of s count (URL, Method, Headers, Body,
+// Payload); it is checked as a run checks it before it sends.
+func RenderRequest(s Spec, vary uint64) (wire []byte, varies bool, err error) {
+	c := s.withDefaults()
+	head, body, n, err := requestTemplate(&c)
+	if err != nil {
+		return nil, false, err
+	}
+	return wireRequest(c.Method, head, body, strconv.FormatUint(vary, 10)), n > 0, nil
 }
 
 // requestTemplate renders a spec's request head and body with {payload}

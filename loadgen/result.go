@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"yardstick/pipeline"
 )
 
 // LatencyUS summarises the latency distribution in microseconds.
@@ -63,7 +65,7 @@ type Result struct {
 	// Affinity is the CPU masks of the load generator's own threads read
 	// back at the end of a driven run (per mask, how many threads): the
 	// driver's view when it cannot read the load generator's /proc.
-	Affinity map[string]int `json:"affinity,omitempty"`
+	Affinity pipeline.ThreadMasks `json:"affinity,omitempty"`
 }
 
 // Histogram decodes r.Hist.

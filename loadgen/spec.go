@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 )
 
@@ -143,7 +144,7 @@ type Spec struct {
 	Workers int `json:"workers,omitempty"`
 	// CPUs, when set, is the CPU list the load generator process pins itself
 	// to in driver mode (see PROTOCOL.md). Run itself never pins.
-	CPUs string `json:"cpus,omitempty"`
+	CPUs cpuset.Set `json:"cpus,omitempty"`
 }
 
 // varyRange returns the inclusive range of {vary} values.
@@ -248,11 +249,6 @@ func (s *Spec) Validate() error {
 	if s.Workers < 0 || s.Workers > 1024 {
 		bad("workers %d: want 0..1024", s.Workers)
 	}
-	if s.CPUs != "" {
-		if _, err := cpuset.Parse(s.CPUs); err != nil {
-			errs = append(errs, err)
-		}
-	}
 	if len(errs) == 0 { // the request's size, once the rest is known to be sound
 		c := s.withDefaults()
 		if _, _, _, err := requestTemplate(&c); err != nil {
@@ -298,9 +294,10 @@ func checkAllow(allow []string) error {
 	return nil
 }
 
-// allowed reports whether ip is loopback or in allow.
+// allowed reports whether ip is loopback (pipeline.IsLoopbackHost) or in
+// allow.
 func allowed(ip net.IP, allow []string) bool {
-	if ip.IsLoopback() {
+	if pipeline.IsLoopbackHost(ip.String()) {
 		return true
 	}
 	for _, a := range allow {
@@ -340,7 +337,7 @@ func TargetAddrAllowed(rawURL string, allow []string) (string, error) {
 	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
 		return "", fmt.Errorf("url %q: bad port %q", rawURL, port)
 	}
-	if strings.EqualFold(host, "localhost") {
+	if pipeline.IsLoopbackName(host) {
 		return net.JoinHostPort("localhost", port), nil
 	}
 	ip := net.ParseIP(host)
@@ -358,13 +355,13 @@ func resolve(hostport string, allow []string) (*net.TCPAddr, error) {
 		return nil, err
 	}
 	p, _ := strconv.Atoi(port)
-	if strings.EqualFold(host, "localhost") {
+	if pipeline.IsLoopbackName(host) {
 		ips, err := net.LookupIP("localhost")
 		if err != nil {
 			return nil, fmt.Errorf("resolve localhost: %w", err)
 		}
 		for _, ip := range ips {
-			if !ip.IsLoopback() {
+			if !pipeline.IsLoopbackHost(ip.String()) {
 				return nil, fmt.Errorf("localhost resolves to %s: %w", ip, ErrNotLoopback)
 			}
 		}

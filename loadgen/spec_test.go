@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"yardstick/pipeline"
 )
 
 func TestTargetAddrLoopbackOnly(t *testing.T) {
@@ -39,6 +41,21 @@ func TestTargetAddrLoopbackOnly(t *testing.T) {
 	}
 }
 
+// TestTargetAddrFollowsTheLoopbackRule: the load generator accepts a
+// host exactly when pipeline.IsLoopbackHost, the rule validate's ready
+// check and the ready probe use, does; the cases include those where the
+// two rules once differed (the name in another case).
+func TestTargetAddrFollowsTheLoopbackRule(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"localhost", "LOCALHOST", "LocalHost", "127.0.0.1", "127.9.9.9", "[::1]", "[::ffff:127.0.0.1]",
+		"localhost.", "localhost.example.com", "10.0.0.1", "0.0.0.0", "[::]", "[2001:db8::1]", "example.com"} {
+		_, err := TargetAddr("http://" + host + ":8080/")
+		if want := pipeline.IsLoopbackHost(strings.Trim(host, "[]")); (err == nil) != want {
+			t.Errorf("%s: load generator error %v, pipeline.IsLoopbackHost %v", host, err, want)
+		}
+	}
+}
+
 func TestSpecValidateReportsAll(t *testing.T) {
 	t.Parallel()
 	s := Spec{URL: "http://example.com/", Connections: -1, Duration: Duration(2 * time.Hour), Rate: -1, Headers: []string{"bad"}}
@@ -65,6 +82,35 @@ func TestRateFromPeak(t *testing.T) {
 	}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRenderRequest: RenderRequest gives, for a {vary} value, the bytes
+// of the variant the run sends with that value, and says whether the
+// request varies at all ({vary} in a header only counts).
+func TestRenderRequest(t *testing.T) {
+	t.Parallel()
+	s := Spec{URL: "http://127.0.0.1:8080/api/{payload}", Method: "POST", Body: "{payload_text}",
+		Headers: []string{"X-Test: {vary}"}, Payload: 5, Seed: 42, Connections: 1, Duration: Duration(time.Second)}
+	d := s.withDefaults()
+	r, err := renderRequests(&d, "127.0.0.1:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range r.varyValues[:8] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		wire, varies, err := RenderRequest(s, n)
+		if err != nil || !varies || string(wire) != string(r.variants[i]) {
+			t.Fatalf("RenderRequest(%d) = %q, %v, %v; the run sends %q", n, wire, varies, err, r.variants[i])
+		}
+	}
+	s.Headers = []string{"X-Test: fixed"}
+	if wire, varies, err := RenderRequest(s, 7); err != nil || varies || !strings.HasPrefix(string(wire), "POST /api/5 HTTP/1.1\r\n") {
+		t.Errorf("fixed request: %q, varies %v, %v", wire, varies, err)
+	}
+	s.Headers = []string{"Host: elsewhere"}
+	if _, _, err := RenderRequest(s, 7); err == nil {
+		t.Error("a Host header: no error")
 	}
 }
 

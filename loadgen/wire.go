@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+
+	"yardstick/pipeline/cpuset"
 )
 
 // ProtocolVersion is the version of the driver protocol in PROTOCOL.md.
@@ -87,8 +89,8 @@ func decodeMessage(line []byte) (Message, error) {
 
 // ServeOptions adjusts [Serve].
 type ServeOptions struct {
-	// Pin, if set, is called with the spec's CPU list before the run.
-	Pin func(cpus string) error
+	// Pin, if set, is called with the spec's CPU set before the run.
+	Pin func(cpus cpuset.Set) error
 }
 
 // Serve is the load generator's side of the driver protocol: it says hello
@@ -125,7 +127,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	if err := m.Spec.Validate(); err != nil {
 		return fail(fmt.Errorf("spec: %w", err))
 	}
-	if m.Spec.CPUs != "" && opts.Pin != nil {
+	if len(m.Spec.CPUs) > 0 && opts.Pin != nil {
 		if err := opts.Pin(m.Spec.CPUs); err != nil {
 			return fail(fmt.Errorf("pin: %w", err))
 		}

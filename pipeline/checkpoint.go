@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"yardstick/pipeline/cpuset"
 )
 
 // CheckpointVersion is the version of the checkpoint.json format.
@@ -96,12 +98,62 @@ func (c *checkpointV1) UnmarshalJSON(b []byte) error {
 }
 
 // Affinity is the CPU masks read back from /proc/<pid>/task/*/status at the
-// start of the kept window: per mask ("0-1"), how many threads have it.
+// start of the kept window, beside the sets the plan declared.
 type Affinity struct {
-	TargetDeclared  string         `json:"target_declared"`
-	Target          map[string]int `json:"target"`
-	LoadgenDeclared string         `json:"loadgen_declared"`
-	Loadgen         map[string]int `json:"loadgen"`
+	TargetDeclared  cpuset.Set  `json:"target_declared"`
+	Target          ThreadMasks `json:"target"`
+	LoadgenDeclared cpuset.Set  `json:"loadgen_declared"`
+	Loadgen         ThreadMasks `json:"loadgen"`
+}
+
+// ThreadMasks counts threads by the CPU set they may run on, one entry
+// per set, sorted by its compact form. In JSON it is an object from that
+// form to the count ({"0-1": 4}).
+type ThreadMasks []ThreadMask
+
+// A ThreadMask is how many threads may run on CPUs.
+type ThreadMask struct {
+	CPUs    cpuset.Set
+	Threads int
+}
+
+// Add counts n more threads on set.
+func (m *ThreadMasks) Add(set cpuset.Set, n int) {
+	for i := range *m {
+		if (*m)[i].CPUs.Equal(set) {
+			(*m)[i].Threads += n
+			return
+		}
+	}
+	*m = append(*m, ThreadMask{CPUs: set, Threads: n})
+	slices.SortFunc(*m, func(a, b ThreadMask) int { return strings.Compare(a.CPUs.String(), b.CPUs.String()) })
+}
+
+// MarshalJSON writes the masks as an object from set to thread count.
+func (m ThreadMasks) MarshalJSON() ([]byte, error) {
+	obj := make(map[string]int, len(m))
+	for _, t := range m {
+		obj[t.CPUs.String()] += t.Threads
+	}
+	return json.Marshal(obj)
+}
+
+// UnmarshalJSON reads an object from CPU list (any spelling) to thread
+// count; two spellings of one set are one entry.
+func (m *ThreadMasks) UnmarshalJSON(b []byte) error {
+	var obj map[string]int
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	*m = nil
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		var set cpuset.Set
+		if err := set.UnmarshalText([]byte(k)); err != nil {
+			return fmt.Errorf("thread masks: %w", err)
+		}
+		m.Add(set, obj[k])
+	}
+	return nil
 }
 
 // VariesProbe is what two requests with different {vary} values got back,

@@ -14,11 +14,17 @@
 package pipeline
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
+
+	"yardstick/pipeline/cpuset"
 )
 
-// PlanVersion is the version of the plan.json format.
-const PlanVersion = 1
+// PlanVersion is the version of the plan.json format. Version 2 writes
+// every CPU set in its compact form ("0-1" for a definition's "0,1");
+// version 1 wrote it as the definition spelled it (see ReadPlan).
+const PlanVersion = 2
 
 // A Plan is an experiment expanded into ordered cells: what plan prints and
 // what run executes (plan.json, the lock).
@@ -211,5 +217,43 @@ func (b *Batch) Variant(label string) *Variant {
 			return &b.Variants[i]
 		}
 	}
+	return nil
+}
+
+// fromV1 takes a version 1 plan (raw is its file) as a version 2 one.
+// The two differ only in how a CPU set is written: version 1 kept the
+// definition's spelling, version 2 writes the compact form, and cell ids
+// hash the set as written. A version 1 plan whose sets were all written
+// compactly (the usual "0", "0-1") has the ids version 2 gives it and is
+// read as it is; one that spelled a set otherwise ("0,1") is refused with
+// the spelling, since its ids hash that spelling and Verify would call
+// the plan tampered with.
+func (p *Plan) fromV1(raw []byte) error {
+	var old struct {
+		Batches []struct {
+			Name      string `json:"name"`
+			Placement struct {
+				Target   string `json:"target"`
+				Services string `json:"services"`
+				Loadgen  string `json:"loadgen"`
+			} `json:"placement"`
+		} `json:"batches"`
+	}
+	if err := json.Unmarshal(raw, &old); err != nil || len(old.Batches) != len(p.Batches) {
+		return fmt.Errorf("plan version 1 that does not read back: %v", err)
+	}
+	for i, ob := range old.Batches {
+		pl := p.Batches[i].Placement
+		for _, r := range []struct {
+			role, was string
+			now       cpuset.Set
+		}{{RoleTarget, ob.Placement.Target, pl.Target}, {RoleServices, ob.Placement.Services, pl.Services}, {RoleLoadgen, ob.Placement.Loadgen, pl.Loadgen}} {
+			if r.was != r.now.String() {
+				return fmt.Errorf("plan version 1, batch %s: placement.%s %q is written %q since plan version %d, and the cell ids of this plan were hashed from %q: "+
+					"read this run with the yardstick that made it, or run the definition again (its cells get new ids)", ob.Name, r.role, r.was, r.now.String(), PlanVersion, r.was)
+			}
+		}
+	}
+	p.Version = PlanVersion
 	return nil
 }

@@ -146,9 +146,18 @@ func (d *RunDir) WritePlan(p *Plan) error {
 // ReadPlan reads plan.json and checks it on every read: names (Plan.Check),
 // ids and hash (Plan.Verify), and the hash environment.json recorded.
 func (d *RunDir) ReadPlan() (*Plan, error) {
-	var p Plan
-	if err := d.ReadJSON("plan.json", &p); err != nil {
+	b, err := d.ReadFile("plan.json", runfs.JSON)
+	if err != nil {
 		return nil, err
+	}
+	var p Plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("read %s: %w", d.Path("plan.json"), err)
+	}
+	if p.Version == 1 {
+		if err := p.fromV1(b); err != nil {
+			return nil, fmt.Errorf("%s: refused: %w", d.Path("plan.json"), err)
+		}
 	}
 	if p.Version != PlanVersion {
 		return nil, fmt.Errorf("%s: plan version %d, this yardstick reads %d", d.Path("plan.json"), p.Version, PlanVersion)

@@ -3,7 +3,10 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+
+	"yardstick/pipeline/cpuset"
 )
 
 // The settings a batch's cells share, as the plan (plan.json) records them.
@@ -69,13 +72,15 @@ type Windows struct {
 	ReadyTimeout Duration `json:"readyTimeout"`
 }
 
-// Placement holds the CPU lists of the target, the services and the load
-// generator, as written ("0-1"), and whether the load generator runs on
-// another host.
+// Placement holds the CPU sets of the target, the services and the load
+// generator, and whether the load generator runs on another host. A set is
+// written in its compact form ("0-1,4", cpuset.Set.MarshalText) however
+// the definition spelled it, so "0,1" and "0-1" are one placement and give
+// one cell id.
 type Placement struct {
-	Target   string `json:"target"`
-	Services string `json:"services,omitempty"`
-	Loadgen  string `json:"loadgen"`
+	Target   cpuset.Set `json:"target"`
+	Services cpuset.Set `json:"services,omitempty"`
+	Loadgen  cpuset.Set `json:"loadgen"`
 	// Hosts is HostsSeparate when the load generator runs on another host
 	// than the target (and its services); empty when on the same host.
 	Hosts string `json:"hosts,omitempty"`
@@ -164,4 +169,19 @@ type Request struct {
 type Vary struct {
 	Min int64 `json:"min"`
 	Max int64 `json:"max"`
+}
+
+// Uses reports whether the template has placeholder ph in its path, a
+// header (name or value) or its body: everywhere the load generator
+// substitutes it, so everywhere validate and the {vary} probe must look.
+func (r Request) Uses(ph string) bool {
+	if strings.Contains(r.Path, ph) || strings.Contains(r.Body, ph) {
+		return true
+	}
+	for k, v := range r.Headers {
+		if strings.Contains(k, ph) || strings.Contains(v, ph) {
+			return true
+		}
+	}
+	return false
 }

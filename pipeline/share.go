@@ -33,8 +33,8 @@ func (p Placement) Shares(a, b string) bool {
 	})
 }
 
-// Set returns the CPU list of role ("" when the role has none).
-func (p Placement) Set(role string) string {
+// Set returns the CPU set of role (empty when the role has none).
+func (p Placement) Set(role string) cpuset.Set {
 	switch role {
 	case RoleTarget:
 		return p.Target
@@ -43,21 +43,13 @@ func (p Placement) Set(role string) string {
 	case RoleLoadgen:
 		return p.Loadgen
 	}
-	return ""
+	return nil
 }
 
 // SharedCPUs returns the CPUs the two roles of s have in common, nil when
-// a set is missing or does not parse.
+// a set is missing.
 func (p Placement) SharedCPUs(s Share) cpuset.Set {
-	a, err := cpuset.Parse(p.Set(s.Roles[0]))
-	if err != nil {
-		return nil
-	}
-	b, err := cpuset.Parse(p.Set(s.Roles[1]))
-	if err != nil {
-		return nil
-	}
-	return a.Intersect(b)
+	return p.Set(s.Roles[0]).Intersect(p.Set(s.Roles[1]))
 }
 
 // ShareText says one declared share in words: "services and loadgen share

@@ -208,7 +208,7 @@ func Merge(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 	var n pipeline.CellCounts
 	pending := map[string]int{}
 	for _, c := range p.Cells {
-		if !pipeline.Selected(o.Only, &c) {
+		if !o.Only.Selects(&c) {
 			continue
 		}
 		// A checkpoint that does not read back whole is pending: its

@@ -92,7 +92,7 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 	if st.Stopped != "" {
 		for i := range p.Cells {
 			c := &p.Cells[i]
-			if c.Batch == b.Name && c.Repeat > st.Ran && pipeline.Selected(eo.Only, c) {
+			if c.Batch == b.Name && c.Repeat > st.Ran && eo.Only.Selects(c) {
 				sum.NotNeeded++
 			}
 		}

@@ -27,7 +27,6 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/pipeline/safetext"
 	"yardstick/stages/execute"
 	"yardstick/stages/fairness"
@@ -42,9 +41,9 @@ type Options struct {
 	Self string
 	// Workdir is the directory relative paths in the plan resolve against.
 	Workdir string
-	// Only, when set, is a glob over cell names (or a cell id): other cells
+	// Only selects the cells to run (--only); other cells
 	// are left for another run.
-	Only string
+	Only pipeline.Only
 	// Strict makes a failed fairness check fail the run.
 	Strict bool
 	// Version is yardstick's version, recorded in the environment and the
@@ -293,18 +292,9 @@ func printFairness(w io.Writer, rows []pipeline.FairnessRow) int {
 func CheckMachine(p *pipeline.Plan) error {
 	var problems []string
 	for _, b := range p.Batches {
-		for _, role := range []struct{ name, spec string }{
-			{"target", b.Placement.Target}, {"services", b.Placement.Services}, {"loadgen", b.Placement.Loadgen},
-		} {
-			if role.spec == "" {
-				continue
-			}
-			set, err := cpuset.Parse(role.spec)
-			if err != nil {
-				return err
-			}
-			if set.Max() >= runtime.NumCPU() {
-				problems = append(problems, fmt.Sprintf("batch %s: placement.%s %s names CPU %d, but this machine has %d CPUs", b.Name, role.name, role.spec, set.Max(), runtime.NumCPU()))
+		for _, role := range []string{pipeline.RoleTarget, pipeline.RoleServices, pipeline.RoleLoadgen} {
+			if set := b.Placement.Set(role); set.Max() >= runtime.NumCPU() {
+				problems = append(problems, fmt.Sprintf("batch %s: placement.%s %s names CPU %d, but this machine has %d CPUs", b.Name, role, set, set.Max(), runtime.NumCPU()))
 			}
 		}
 	}

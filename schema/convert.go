@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 )
 
 // The definition as CUE spells it, for decoding only, and its conversion
@@ -68,14 +69,24 @@ type jsonPlacement struct {
 	Share    []pipeline.Share `json:"share"`
 }
 
-// convert leaves the default "same" out of the plan, so a one-host batch
-// keeps the cell ids it had before hosts existed.
-func (p jsonPlacement) convert() pipeline.Placement {
-	pl := pipeline.Placement{Target: p.Target, Services: p.Services, Loadgen: p.Loadgen, Share: p.Share}
+// convert parses the CPU lists into sets, and leaves the default "same"
+// out of the plan, so a one-host batch keeps the cell ids it had before
+// hosts existed. A list that does not parse (the schema's pattern lets
+// "1-0" through) is left empty here: validate reports it from the lists as
+// written (CPULists), and no plan is made of an invalid definition.
+func (p jsonPlacement) convert() (pipeline.Placement, CPULists) {
+	set := func(list string) cpuset.Set {
+		var s cpuset.Set
+		if s.UnmarshalText([]byte(list)) != nil {
+			return nil
+		}
+		return s
+	}
+	pl := pipeline.Placement{Target: set(p.Target), Services: set(p.Services), Loadgen: set(p.Loadgen), Share: p.Share}
 	if p.Hosts == pipeline.HostsSeparate {
 		pl.Hosts = p.Hosts
 	}
-	return pl
+	return pl, CPULists{Target: p.Target, Services: p.Services, Loadgen: p.Loadgen}
 }
 
 type jsonTolerance struct {

@@ -135,9 +135,9 @@ func checkDefinition(t *testing.T, def *Definition) {
 				bad("%s: seed %d", where, b.Seed)
 			case !inSet(b.Order, "sequential", "interleaved", "random"):
 				bad("%s: order %q", where, b.Order)
-			case !cpuSetRE.MatchString(b.Placement.Target) || !cpuSetRE.MatchString(b.Placement.Loadgen) ||
-				(b.Placement.Services != "" && !cpuSetRE.MatchString(b.Placement.Services)):
-				bad("%s: placement %+v", where, b.Placement)
+			case !cpuSetRE.MatchString(b.CPULists.Target) || !cpuSetRE.MatchString(b.CPULists.Loadgen) ||
+				(b.CPULists.Services != "" && !cpuSetRE.MatchString(b.CPULists.Services)):
+				bad("%s: placement %+v", where, b.CPULists)
 			case b.Fairness.Noise < 0 || b.Fairness.Noise >= 1:
 				bad("%s: fairness noise %v", where, b.Fairness.Noise)
 			case b.Windows.Measure < 0 || b.Windows.Warmup < 0 || b.Windows.ServiceWarmup < 0 ||

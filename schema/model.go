@@ -38,6 +38,26 @@ func (e *Experiment) Pos(path ...string) Pos {
 	return posOf(e.raw.Pos())
 }
 
+// CPULists are a batch's placement CPU lists as written ("0,1"); the
+// plan holds them as sets (pipeline.Placement), in one compact spelling.
+type CPULists struct {
+	Target, Services, Loadgen string
+}
+
+// List returns the list of a placement role (pipeline.RoleTarget, ...),
+// "" when the role has none.
+func (l CPULists) List(role string) string {
+	switch role {
+	case pipeline.RoleTarget:
+		return l.Target
+	case pipeline.RoleServices:
+		return l.Services
+	case pipeline.RoleLoadgen:
+		return l.Loadgen
+	}
+	return ""
+}
+
 // A Batch is a self-contained comparison.
 type Batch struct {
 	Name        string
@@ -61,6 +81,10 @@ type Batch struct {
 	Exclude       []Match
 	Order         string
 	Seed          int64
+
+	// CPULists are placement's CPU lists as the definition wrote them,
+	// for validate to parse and quote.
+	CPULists CPULists
 }
 
 // A Match is one include or exclude rule: keys and the values they must
@@ -354,10 +378,11 @@ func decodeExperiment(name string, v, raw cue.Value) (*Experiment, Problems) {
 		bt := &Batch{
 			Name: bn, Description: jb.Description, Workload: jb.Workload.convert(), Repeats: jb.Repeats.Max,
 			RepeatsMin: jb.Repeats.Min, RepeatsBudget: jb.Repeats.Budget,
-			Windows: jb.Windows.convert(), Placement: jb.Placement.convert(), Processors: jb.Processors,
+			Windows: jb.Windows.convert(), Processors: jb.Processors,
 			Fairness: jb.Fairness.convert(), Baseline: jb.Baseline, ColdStarts: jb.ColdStarts,
 			Sampling: jb.Sampling.convert(), Order: jb.Order, Seed: jb.Seed,
 		}
+		bt.Placement, bt.CPULists = jb.Placement.convert()
 		for tn, jt := range jb.Targets {
 			t := &jt.Target
 			t.Name = tn

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 )
 
 // Knob names, in the order variant axes multiply and labels read.
@@ -35,16 +34,12 @@ var GCFlags = map[string]string{
 }
 
 // Processors returns the batch's processor budget: its declared processors,
-// else the size of the target CPU set (0 if that does not parse).
+// else the size of the target CPU set (0 if its list did not parse).
 func Processors(b *Batch) int {
 	if b.Processors > 0 {
 		return b.Processors
 	}
-	set, err := cpuset.Parse(b.Placement.Target)
-	if err != nil {
-		return 0
-	}
-	return len(set)
+	return len(b.Placement.Target)
 }
 
 // A KnobAxis is one knob of a target with its values: a fixed knob has
@@ -165,8 +160,8 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 		}
 	default:
 		// native and process targets see the CPU set they are pinned to.
-		if set, err := cpuset.Parse(b.Placement.Target); err == nil {
-			v.Processors = len(set)
+		if len(b.Placement.Target) > 0 {
+			v.Processors = len(b.Placement.Target)
 		}
 	}
 	slices.SortStableFunc(knobs, func(a, b pipeline.Knob) int { return slices.Index(KnobNames, a.Name) - slices.Index(KnobNames, b.Name) })

@@ -45,7 +45,8 @@ type loadgenFlags struct {
 	duration              time.Duration
 	rate                  float64
 	timeout               time.Duration
-	cpus                  string
+	cpuList               string     // --cpus as given
+	cpus                  cpuset.Set // --cpus parsed
 	workers, payload      int
 	seed                  uint64
 	varyMin, varyMax      int64
@@ -65,10 +66,8 @@ func runLoadgen(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.cpus != "" {
-		if err := pinLoadgen(f.cpus); err != nil {
-			return fmt.Errorf("pin: %w", err)
-		}
+	if err := pinLoadgen(f.cpus); err != nil {
+		return fmt.Errorf("pin: %w", err)
 	}
 	res, err := loadgen.Run(ctx, spec, nil)
 	if err != nil {
@@ -97,7 +96,7 @@ func parseLoadgenFlags(env *cliEnv, args []string) (*loadgenFlags, error) {
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "measured window (at most "+loadgen.MaxDuration.String()+")")
 	fs.Float64Var(&f.rate, "rate", 0, "open-loop arrival rate in requests/s; 0 runs a closed loop")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
-	fs.StringVar(&f.cpus, "cpus", "", "CPU list to pin the load generator to, e.g. 1 or 2-3")
+	fs.StringVar(&f.cpuList, "cpus", "", "CPU list to pin the load generator to, e.g. 1 or 2-3")
 	fs.IntVar(&f.workers, "workers", 0, "event loops; 0 means one per usable CPU")
 	fs.IntVar(&f.payload, "payload", 0, "substituted for {payload} as a number, and for {payload_text} as that many bytes of text")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the {vary} values")
@@ -113,8 +112,8 @@ func parseLoadgenFlags(env *cliEnv, args []string) (*loadgenFlags, error) {
 	if len(pos) > 0 {
 		return nil, usagef("unexpected arguments %q", pos)
 	}
-	if f.cpus != "" {
-		if _, err := cpuset.Parse(f.cpus); err != nil {
+	if f.cpuList != "" {
+		if f.cpus, err = cpuset.Parse(f.cpuList); err != nil {
 			return nil, usagef("--cpus: %v", err)
 		}
 	}
@@ -182,15 +181,11 @@ func (f *loadgenFlags) spec(env *cliEnv) (loadgen.Spec, error) {
 	return spec, nil
 }
 
-// pinLoadgen pins the load generator to a CPU list (none: no pinning) and
+// pinLoadgen pins the load generator to a CPU set (none: no pinning) and
 // sizes GOMAXPROCS to it unless the environment sets it.
-func pinLoadgen(list string) error {
-	if list == "" {
+func pinLoadgen(set cpuset.Set) error {
+	if len(set) == 0 {
 		return nil
-	}
-	set, err := cpuset.Parse(list)
-	if err != nil {
-		return err
 	}
 	if err := loadgen.Pin(set); err != nil {
 		return err

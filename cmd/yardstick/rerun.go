@@ -32,9 +32,6 @@ func runRerun(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one run directory (or run id), got %d arguments", len(args))
 	}
-	if err := pipeline.ValidateOnly(*only); err != nil {
-		return usagef("%v", err)
-	}
 	o, err := runnerOptions(env, *only, *strict)
 	if err != nil {
 		return err

@@ -37,9 +37,6 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := pipeline.ValidateOnly(*only); err != nil {
-		return usagef("%v", err)
-	}
 	o, err := runnerOptions(env, *only, *strict)
 	if err != nil {
 		return err
@@ -103,14 +100,19 @@ func newRun(ctx context.Context, env *cliEnv, arg, results string, pf *planFlags
 	return p, rd, err
 }
 
-// runnerOptions are the options every verb that runs cells shares.
+// runnerOptions are the options every verb that runs cells shares; it
+// parses --only (the one place that does).
 func runnerOptions(env *cliEnv, only string, strict bool) (runner.Options, error) {
+	sel, err := pipeline.ParseOnly(only)
+	if err != nil {
+		return runner.Options{}, usagef("%v", err)
+	}
 	self, err := selfPath()
 	if err != nil {
 		return runner.Options{}, err
 	}
 	return runner.Options{
-		Self: self, Workdir: env.wd, Only: only, Strict: strict, Version: Version(),
+		Self: self, Workdir: env.wd, Only: sel, Strict: strict, Version: Version(),
 		Stdout: env.stdout, Stderr: env.stderr, Terminal: isTerminal(env.rawStderr),
 	}, nil
 }

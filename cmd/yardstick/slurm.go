@@ -94,9 +94,6 @@ func checkSlurmArgs(f *slurmFlags, args []string) error {
 	case (*f.status != "" || *f.merge != "") && (*f.wait || len(f.sbatchArgs) > 0):
 		return usagef("--wait and --sbatch-arg go with a definition or --resume")
 	}
-	if err := pipeline.ValidateOnly(*f.only); err != nil {
-		return usagef("%v", err)
-	}
 	return nil
 }
 
@@ -130,7 +127,7 @@ func slurmSubmit(ctx context.Context, env *cliEnv, f *slurmFlags, args []string,
 	if err := slurm.Check(); err != nil {
 		return err
 	}
-	so := slurm.Options{Self: o.Self, Workdir: env.wd, Only: *f.only, SbatchArgs: f.sbatchArgs, Stdout: env.stdout, Stderr: env.stderr}
+	so := slurm.Options{Self: o.Self, Workdir: env.wd, Only: o.Only, SbatchArgs: f.sbatchArgs, Stdout: env.stdout, Stderr: env.stderr}
 	var rd *pipeline.RunDir
 	var p *pipeline.Plan
 	var sub *slurm.Submission

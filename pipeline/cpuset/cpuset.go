@@ -116,3 +116,26 @@ func (s Set) String() string {
 	}
 	return b.String()
 }
+
+// Equal reports whether s and t hold the same CPUs.
+func (s Set) Equal(t Set) bool { return slices.Equal(s, t) }
+
+// MarshalText writes s in the compact form of String: a plan, a
+// checkpoint or a spec holds one spelling of a set whatever the
+// definition wrote ("0,1" and "0-1" are both "0-1"); the empty set is "".
+func (s Set) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a CPU list in any spelling Parse accepts; the empty
+// text is the empty set.
+func (s *Set) UnmarshalText(b []byte) error {
+	if strings.TrimSpace(string(b)) == "" {
+		*s = nil
+		return nil
+	}
+	v, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}

@@ -1,6 +1,7 @@
 package cpuset
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -61,5 +62,47 @@ func TestIntersect(t *testing.T) {
 	}
 	if a.Max() != 3 || Set(nil).Max() != -1 {
 		t.Errorf("Max wrong")
+	}
+}
+
+// TestJSON: a set is written in the one compact form, whatever spelling it
+// was read from, and reads back equal; the empty set is "" and an absent
+// field with omitempty is left out.
+func TestJSON(t *testing.T) {
+	type doc struct {
+		A Set `json:"a"`
+		B Set `json:"b,omitempty"`
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"0,1"}`, `{"a":"0-1"}`},
+		{`{"a":"0-1"}`, `{"a":"0-1"}`},
+		{`{"a":"0-0","b":"3,1,2"}`, `{"a":"0","b":"1-3"}`},
+		{`{"a":""}`, `{"a":""}`},
+		{`{}`, `{"a":""}`},
+	} {
+		var d doc
+		if err := json.Unmarshal([]byte(tc.in), &d); err != nil {
+			t.Fatalf("unmarshal %s: %v", tc.in, err)
+		}
+		out, err := json.Marshal(d)
+		if err != nil || string(out) != tc.want {
+			t.Errorf("%s: marshal = %s, %v; want %s", tc.in, out, err, tc.want)
+		}
+		var back doc
+		if err := json.Unmarshal(out, &back); err != nil || !back.A.Equal(d.A) || !back.B.Equal(d.B) {
+			t.Errorf("%s: read back %+v, %v; want %+v", tc.in, back, err, d)
+		}
+	}
+	for _, bad := range []string{`{"a":"1-0"}`, `{"a":"x"}`, `{"a":"0-99999999"}`, `{"a":3}`} {
+		var d doc
+		if err := json.Unmarshal([]byte(bad), &d); err == nil {
+			t.Errorf("unmarshal %s: no error (%v)", bad, d.A)
+		}
+	}
+	a, _ := Parse("0,1")
+	b, _ := Parse("0-1")
+	c, _ := Parse("0-2")
+	if !a.Equal(b) || a.Equal(c) || !Set(nil).Equal(Set{}) {
+		t.Errorf("Equal wrong")
 	}
 }

@@ -11,9 +11,9 @@ import (
 // Prepared is slurm/prepared.json: what the scripts were written with,
 // which every later submission, the merge and the status keep.
 type Prepared struct {
-	Self    string `json:"self"`
-	Workdir string `json:"workdir"`
-	Only    string `json:"only,omitempty"`
+	Self    string        `json:"self"`
+	Workdir string        `json:"workdir"`
+	Only    pipeline.Only `json:"only,omitzero"`
 }
 
 // ReadPrepared reads slurm/prepared.json; an error wrapping
@@ -70,8 +70,8 @@ func WriteScripts(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 // another shape of job than an array task gets it here alone.
 func BatchScript(rd *pipeline.RunDir, batch string, o Options) string {
 	only := ""
-	if o.Only != "" {
-		only = " --only " + quote(o.Only)
+	if !o.Only.All() {
+		only = " --only " + quote(o.Only.String())
 	}
 	return "#!/bin/sh\n" +
 		"# yardstick: batch " + batch + " of run " + rd.ID() + " (written by yardstick slurm).\n" +

@@ -31,7 +31,11 @@ func TestScriptsRun(t *testing.T) {
 	}
 	rd := &pipeline.RunDir{Root: root}
 	p := &pipeline.Plan{Batches: []pipeline.Batch{{Name: "first"}, {Name: "second"}}}
-	o := Options{Self: self, Workdir: work, Only: "*/go/*"}
+	only, err := pipeline.ParseOnly("*/go/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Self: self, Workdir: work, Only: only}
 	if err := WriteScripts(rd, p, o); err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +94,17 @@ func TestCheckOptions(t *testing.T) {
 	if err := checkOptions(rd, Options{Self: "bin/yardstick", Workdir: "/w"}); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("relative yardstick: %v", err)
 	}
-	if err := checkOptions(rd, Options{Self: "/bin/yardstick", Workdir: "/w", Only: "["}); err == nil {
-		t.Error("a bad --only glob passed")
+	// a bad --only glob cannot be an Options value; one written into
+	// slurm/prepared.json by hand is refused when read
+	dir := &pipeline.RunDir{Root: t.TempDir()}
+	if err := os.MkdirAll(dir.Path("slurm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.WriteJSONAtomic(dir.Path("slurm", "prepared.json"), map[string]string{"self": "/y", "workdir": "/w", "only": "["}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPrepared(dir); err == nil || !strings.Contains(err.Error(), "syntax error in pattern") {
+		t.Errorf("prepared.json with --only \"[\": %v", err)
 	}
 	if err := checkOptions(rd, Options{Self: "/bin/yardstick", Workdir: "/w"}); err != nil {
 		t.Error(err)

@@ -45,8 +45,8 @@ type Options struct {
 	// Workdir is where the jobs run (relative paths of the plan resolve
 	// against it); absolute.
 	Workdir string
-	// Only, when set, is the --only glob the tasks and the merge get.
-	Only string
+	// Only is the --only selector the tasks and the merge get.
+	Only pipeline.Only
 	// SbatchArgs are added to every sbatch command line (before the
 	// script): a partition, an account, a time limit.
 	SbatchArgs []string
@@ -56,14 +56,14 @@ type Options struct {
 
 // A Submission is one array and its merge job (slurm/submissions.json).
 type Submission struct {
-	ArrayJob string    `json:"array_job"`
-	MergeJob string    `json:"merge_job"`
-	Indices  []int     `json:"indices"`
-	Batches  []string  `json:"batches"`
-	Only     string    `json:"only,omitempty"`
-	Array    []string  `json:"array_argv"`
-	Merge    []string  `json:"merge_argv"`
-	Time     time.Time `json:"submitted"`
+	ArrayJob string        `json:"array_job"`
+	MergeJob string        `json:"merge_job"`
+	Indices  []int         `json:"indices"`
+	Batches  []string      `json:"batches"`
+	Only     pipeline.Only `json:"only,omitzero"`
+	Array    []string      `json:"array_argv"`
+	Merge    []string      `json:"merge_argv"`
+	Time     time.Time     `json:"submitted"`
 }
 
 // ErrNoSbatch says sbatch is not installed here.
@@ -125,16 +125,16 @@ func checkOptions(rd *pipeline.RunDir, o Options) error {
 			return fmt.Errorf("slurm: %s %q must be an absolute path (the jobs run elsewhere)", what, path)
 		}
 	}
-	return pipeline.ValidateOnly(o.Only)
+	return nil
 }
 
 // Unfinished returns the array indices (plan positions) of the batches
 // with a cell selected by only that has no checkpoint.
-func Unfinished(rd *pipeline.RunDir, p *pipeline.Plan, only string) []int {
+func Unfinished(rd *pipeline.RunDir, p *pipeline.Plan, only pipeline.Only) []int {
 	var out []int
 	for i, b := range p.Batches {
 		for _, c := range p.Cells {
-			if c.Batch == b.Name && pipeline.Selected(only, &c) && !rd.HasCheckpoint(c.ID) {
+			if c.Batch == b.Name && only.Selects(&c) && !rd.HasCheckpoint(c.ID) {
 				out = append(out, i)
 				break
 			}

@@ -37,13 +37,13 @@ type BatchProgress struct {
 }
 
 // Progress counts the cells selected by only of every batch of p.
-func Progress(rd *pipeline.RunDir, p *pipeline.Plan, only string) []BatchProgress {
+func Progress(rd *pipeline.RunDir, p *pipeline.Plan, only pipeline.Only) []BatchProgress {
 	out := make([]BatchProgress, len(p.Batches))
 	for i, b := range p.Batches {
 		bp := BatchProgress{Batch: b.Name, Index: i}
 		var n pipeline.CellCounts
 		for _, c := range p.Cells {
-			if c.Batch != b.Name || !pipeline.Selected(only, &c) {
+			if c.Batch != b.Name || !only.Selects(&c) {
 				continue
 			}
 			st, _ := rd.CellStatus(&c, nil) // unreadable: not done
@@ -118,7 +118,7 @@ func WriteStatus(ctx context.Context, w io.Writer, rd *pipeline.RunDir, p *pipel
 	if err != nil {
 		return err
 	}
-	only := ""
+	var only pipeline.Only
 	if prep, err := ReadPrepared(rd); err == nil {
 		only = prep.Only
 	}

@@ -17,7 +17,6 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/gclog"
 	"yardstick/stages/execute/procsample"
 	"yardstick/stats"
@@ -471,9 +470,7 @@ func summarize(res *loadgen.Result, ivs []pipeline.Interval, keptFrom, keptTo in
 		ErrorsByKind:     res.ErrorsByKind,
 		StatusCounts:     res.StatusCounts,
 	}
-	if set, err := cpuset.Parse(spec.CPUs); err == nil {
-		l.LoadgenCPUs = len(set)
-	}
+	l.LoadgenCPUs = len(spec.CPUs)
 	for i := range ivs {
 		iv := &ivs[i]
 		iv.InWindow = iv.Index >= keptFrom && (keptTo < 0 || iv.Index < keptTo)
@@ -601,27 +598,26 @@ func targetStats(ss []pipeline.Sample, requests int64, keptStart, keptEnd time.T
 // process group and of the load generator, grouped by mask.
 func readAffinity(fs procfs.FS, b *pipeline.Batch, targetPGID, loadgenPID int) *pipeline.Affinity {
 	a := &pipeline.Affinity{
-		TargetDeclared: b.Placement.Target, Target: map[string]int{},
-		LoadgenDeclared: b.Placement.Loadgen, Loadgen: map[string]int{},
+		TargetDeclared: b.Placement.Target, LoadgenDeclared: b.Placement.Loadgen,
 	}
 	if pids, err := procsample.GroupPIDs(fs, targetPGID); err == nil {
 		for _, pid := range pids {
-			countMasks(fs, pid, a.Target)
+			countMasks(fs, pid, &a.Target)
 		}
 	}
 	if loadgenPID > 0 {
-		countMasks(fs, loadgenPID, a.Loadgen)
+		countMasks(fs, loadgenPID, &a.Loadgen)
 	}
 	return a
 }
 
-func countMasks(fs procfs.FS, pid int, into map[string]int) {
+func countMasks(fs procfs.FS, pid int, into *pipeline.ThreadMasks) {
 	m, err := procsample.Affinity(fs, pid)
 	if err != nil {
 		return
 	}
 	for _, mask := range m {
-		into[mask]++
+		into.Add(mask, 1)
 	}
 }
 

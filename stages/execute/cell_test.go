@@ -9,6 +9,7 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stats/hdrstat"
 )
 
@@ -38,7 +39,7 @@ func TestSummarizeKeepsTheWindow(t *testing.T) {
 		interval(t, 3, 1000, 2_000), // kept: 2 ms
 	}
 	res := &loadgen.Result{Mode: "closed", Connections: 4, CPUS: 1.5, DurationS: 4}
-	l, err := summarize(res, ivs, 2, -1, loadgen.Spec{CPUs: "1"})
+	l, err := summarize(res, ivs, 2, -1, loadgen.Spec{CPUs: cpuset.Set{1}})
 	secs := ivs
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 	"yardstick/stages/execute/procsample"
 )
@@ -105,7 +106,7 @@ func newCellFixture(t *testing.T, mode string) *cellFixture {
 	f.b = &pipeline.Batch{
 		Name:      "b",
 		Windows:   pipeline.Windows{Measure: pipeline.Duration(time.Minute)},
-		Placement: pipeline.Placement{Target: "0", Loadgen: "0"},
+		Placement: pipeline.Placement{Target: cpuset.Set{0}, Loadgen: cpuset.Set{0}},
 		Sampling:  pipeline.Sampling{Interval: pipeline.Duration(20 * time.Millisecond)},
 		Request:   pipeline.Request{Method: "GET", Path: "/"},
 		Timeout:   pipeline.Duration(100 * time.Millisecond),

@@ -33,7 +33,6 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/pipeline/runfs"
 	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/procgroup"
@@ -45,9 +44,9 @@ type Options struct {
 	Self string
 	// Workdir is the directory relative paths in the plan resolve against.
 	Workdir string
-	// Only, when set, is a glob over cell names (or a cell id): other cells
-	// are left for another run.
-	Only string
+	// Only selects the cells to run (--only); the others are left for
+	// another run. The zero Only selects every cell.
+	Only pipeline.Only
 	// Progress receives progress lines; Terminal redraws one line.
 	Progress io.Writer
 	Terminal bool
@@ -115,9 +114,6 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 5 * time.Second
 	}
-	if err := pipeline.ValidateOnly(opts.Only); err != nil {
-		return Summary{}, err
-	}
 	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
 	if err := procgroup.EnableSubreaper(); err != nil {
 		return Summary{}, err
@@ -130,7 +126,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	defer rp.close()
 	var todo []pipeline.Cell
 	for _, c := range p.Cells {
-		if !pipeline.Selected(opts.Only, &c) || (opts.Filter != nil && !opts.Filter(&c)) {
+		if !opts.Only.Selects(&c) || (opts.Filter != nil && !opts.Filter(&c)) {
 			continue
 		}
 		r.summary.Planned++
@@ -203,11 +199,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 	// yardstick itself (sampling /proc, reading logs, driving the load
 	// generator) runs beside the load generator, never on the target's
 	// cores.
-	lg, err := cpuset.Parse(b.Placement.Loadgen)
-	if err != nil {
-		return r.failAll(cells, "", fmt.Errorf("batch %s: placement.loadgen: %w", b.Name, err))
-	}
-	if err := loadgen.Pin(lg); err != nil {
+	if err := loadgen.Pin(b.Placement.Loadgen); err != nil {
 		return r.failAll(cells, "", fmt.Errorf("batch %s: pin yardstick to the load generator's CPUs: %w", b.Name, err))
 	}
 	services, err := r.startServices(ctx, b)
@@ -249,14 +241,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 // and waits until each is ready.
 func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procgroup.Process, error) {
 	var started []*procgroup.Process
-	var cpus []int
-	if b.Placement.Services != "" {
-		set, err := cpuset.Parse(b.Placement.Services)
-		if err != nil {
-			return nil, err
-		}
-		cpus = set
-	}
+	cpus := b.Placement.Services
 	for _, s := range b.Services {
 		dir := r.rd.Path("services", b.Name, s.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

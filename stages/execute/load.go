@@ -19,30 +19,18 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 )
 
-// loadSpec builds the load generator's spec for cell c.
-func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
+// requestSpec is the request part of cell c's load generator spec: the
+// batch's template as the plan holds it, placeholders and all, with the
+// cell's payload and {vary} range. The load generator renders it
+// (loadgen.RenderRequest): for the measured window, and for the {vary}
+// probe, which so sends one of the requests the window sends.
+func (r *runner) requestSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) loadgen.Spec {
 	req := b.Request
-	subst := func(s string) string {
-		if c.Point.Payload != nil {
-			s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
-		}
-		return s
-	}
 	base, allow := r.targetURL(b, v.Port)
-	s := loadgen.Spec{
-		URL:      base + subst(req.Path),
-		Allow:    allow,
-		Method:   req.Method,
-		Body:     subst(req.Body),
-		Duration: loadgen.Duration(d),
-		Timeout:  loadgen.Duration(b.Timeout.D()),
-		Seed:     seedOf(c.ID),
-		CPUs:     b.Placement.Loadgen,
-	}
+	s := loadgen.Spec{URL: base + req.Path, Allow: allow, Method: req.Method, Body: req.Body, Seed: seedOf(c.ID)}
 	if c.Point.Payload != nil {
 		s.Payload = *c.Point.Payload
 	}
@@ -50,8 +38,17 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 		s.VaryMin, s.VaryMax = req.Vary.Min, req.Vary.Max
 	}
 	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
-		s.Headers = append(s.Headers, k+": "+subst(req.Headers[k]))
+		s.Headers = append(s.Headers, k+": "+req.Headers[k])
 	}
+	return s
+}
+
+// loadSpec builds the load generator's spec for cell c.
+func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
+	s := r.requestSpec(b, v, c)
+	s.Duration = loadgen.Duration(d)
+	s.Timeout = loadgen.Duration(b.Timeout.D())
+	s.CPUs = b.Placement.Loadgen
 	switch c.Point.Mode {
 	case "closed":
 		s.Connections = c.Point.Concurrency
@@ -131,15 +128,11 @@ func (l *load) pid() int {
 
 // startLoad starts the load generator for spec; nothing is sent to it yet.
 func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) {
-	cpus, err := cpuset.Parse(b.Placement.Loadgen)
-	if err != nil {
-		return nil, err
-	}
 	h := r.loadgenHost(b)
 	l := &load{r: r, spec: spec, remote: h.Kind == "srun"}
 	p, err := r.start(procgroup.Spec{
-		Argv:   h.Wrap([]string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen}),
-		CPUs:   cpus,
+		Argv:   h.Wrap([]string{r.opts.Self, "loadgen", "--stdio", "--cpus", b.Placement.Loadgen.String()}),
+		CPUs:   b.Placement.Loadgen,
 		Stderr: &l.stderr,
 		Setup:  l.pipes,
 	})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 )
 
@@ -89,7 +90,7 @@ func startFake(t *testing.T, mode string, logCap int64) (*runner, *pipeline.Batc
 	r := &runner{rd: rd, builds: map[string]error{}, prog: newProgress(&out, false, 1, 0),
 		opts: Options{StopGrace: 500 * time.Millisecond, LogCap: logCap}}
 	port := freePort(t)
-	b := &pipeline.Batch{Name: "b", Placement: pipeline.Placement{Target: "0", Loadgen: "0"},
+	b := &pipeline.Batch{Name: "b", Placement: pipeline.Placement{Target: cpuset.Set{0}, Loadgen: cpuset.Set{0}},
 		Windows: pipeline.Windows{ReadyTimeout: pipeline.Duration(10 * time.Second)}}
 	v := &pipeline.Variant{Label: "v", Process: pipeline.Process{
 		Argv:  []string{self},

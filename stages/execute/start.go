@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"yardstick/pipeline"
-	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 	"yardstick/stats"
 )
@@ -103,11 +102,7 @@ func (r *runner) newStart(ctx context.Context, b *pipeline.Batch, first *pipelin
 	if err := r.build(ctx, "target-"+b.Name+"-"+v.Label, b.Name, v.Label, &v.Process); err != nil {
 		return nil, interrupted(ctx, err)
 	}
-	cpus, err := cpuset.Parse(b.Placement.Target)
-	if err != nil {
-		return nil, err
-	}
-	s := &startRun{r: r, b: b, v: v, cpus: cpus}
+	s := &startRun{r: r, b: b, v: v, cpus: b.Placement.Target}
 	if err := s.coldProbes(ctx, first); err != nil {
 		return nil, err
 	}
@@ -171,7 +166,7 @@ func (s *startRun) start(ctx context.Context, c *pipeline.Cell) (ok bool, err er
 		return false, s.r.record(failed(c, nil, err))
 	}
 	s.t = t
-	t.varies = probeVaries(ctx, s.r.targetDial(s.b, 0), s.b, t.variant, c)
+	t.varies = probeVaries(ctx, s.r.targetDial(s.b, 0), s.r.requestSpec(s.b, t.variant, c), s.b, t.variant.Port)
 	if err := s.r.serviceWarmup(ctx, s.b, t, c); err != nil {
 		if ctx.Err() != nil {
 			return false, errInterrupted

@@ -11,7 +11,7 @@ import (
 
 // WriteSummary prints one line per planned cell from its checkpoint: the
 // short table `run` ends with. Cells without a checkpoint show as pending.
-func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only string) error {
+func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipeline.Only) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	rounds, err := rd.ReadRounds(p)
 	if err != nil {
@@ -19,7 +19,7 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only strin
 	}
 	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\tsteady\t")
 	for _, c := range p.Cells {
-		if !pipeline.Selected(only, &c) {
+		if !only.Selects(&c) {
 			continue
 		}
 		cp, err := rd.ReadCheckpoint(c.ID)

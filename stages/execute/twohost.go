@@ -3,8 +3,8 @@ package execute
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,7 +17,7 @@ import (
 // when yardstick read none (the load generator runs on another node).
 func loadgenMasks(a *pipeline.Affinity, res *loadgen.Result) {
 	if a != nil && len(a.Loadgen) == 0 && res != nil && len(res.Affinity) > 0 {
-		a.Loadgen = maps.Clone(res.Affinity)
+		a.Loadgen = slices.Clone(res.Affinity)
 	}
 }
 
@@ -67,13 +67,13 @@ func (r *runner) targetURL(b *pipeline.Batch, port int) (string, []string) {
 	return "http://127.0.0.1:" + strconv.Itoa(port), nil
 }
 
-// CheckHosts is the check Run makes before any cell, over the cells the
-// --only glob selects: a two-host batch needs h, and h needs a two-host
+// CheckHosts is the check Run makes before any cell, over the cells
+// --only selects: a two-host batch needs h, and h needs a two-host
 // batch.
-func CheckHosts(p *pipeline.Plan, only string, h *hosts.Pair) error {
+func CheckHosts(p *pipeline.Plan, only pipeline.Only, h *hosts.Pair) error {
 	var sel []pipeline.Cell
 	for _, c := range p.Cells {
-		if pipeline.Selected(only, &c) {
+		if only.Selects(&c) {
 			sel = append(sel, c)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/hosts"
 )
 
@@ -16,21 +17,25 @@ func TestCheckHosts(t *testing.T) {
 		Cells:   []pipeline.Cell{{ID: "a", Name: "one/x/c1/r1", Batch: "one"}, {ID: "b", Name: "two/x/c1/r1", Batch: "two"}},
 	}
 	pair := &hosts.Pair{Target: hosts.Host{Kind: "netns", Name: "a"}, Loadgen: hosts.Host{Kind: "netns", Name: "b"}, Addr: "10.213.0.1"}
-	if err := CheckHosts(p, "", nil); !errors.Is(err, hosts.ErrNoHosts) {
+	only, err := pipeline.ParseOnly("one/*/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckHosts(p, pipeline.Only{}, nil); !errors.Is(err, hosts.ErrNoHosts) {
 		t.Errorf("two-host batch, no hosts: %v", err)
 	}
-	if err := CheckHosts(p, "one/*/*/*", nil); err != nil {
+	if err := CheckHosts(p, only, nil); err != nil {
 		t.Errorf("only the one-host batch, no hosts: %v", err)
 	}
-	if err := CheckHosts(p, "one/*/*/*", pair); err == nil {
+	if err := CheckHosts(p, only, pair); err == nil {
 		t.Errorf("hosts, but only the one-host batch selected: accepted")
 	}
-	if err := CheckHosts(p, "", pair); err != nil {
+	if err := CheckHosts(p, pipeline.Only{}, pair); err != nil {
 		t.Errorf("two-host batch with hosts: %v", err)
 	}
 	unresolved := *pair
 	unresolved.Addr = ""
-	if err := CheckHosts(p, "", &unresolved); err == nil {
+	if err := CheckHosts(p, pipeline.Only{}, &unresolved); err == nil {
 		t.Errorf("hosts without a resolved address: accepted")
 	}
 }
@@ -61,15 +66,15 @@ func TestTargetURL(t *testing.T) {
 }
 
 func TestLoadgenMasks(t *testing.T) {
-	res := &loadgen.Result{Affinity: map[string]int{"1": 5}}
-	a := &pipeline.Affinity{LoadgenDeclared: "1", Loadgen: map[string]int{}}
+	res := &loadgen.Result{Affinity: pipeline.ThreadMasks{{CPUs: cpuset.Set{1}, Threads: 5}}}
+	a := &pipeline.Affinity{LoadgenDeclared: cpuset.Set{1}}
 	loadgenMasks(a, res)
-	if a.Loadgen["1"] != 5 {
+	if len(a.Loadgen) != 1 || !a.Loadgen[0].CPUs.Equal(cpuset.Set{1}) || a.Loadgen[0].Threads != 5 {
 		t.Errorf("masks not taken from the result: %+v", a.Loadgen)
 	}
-	read := &pipeline.Affinity{Loadgen: map[string]int{"0-1": 3}}
+	read := &pipeline.Affinity{Loadgen: pipeline.ThreadMasks{{CPUs: cpuset.Set{0, 1}, Threads: 3}}}
 	loadgenMasks(read, res)
-	if len(read.Loadgen) != 1 || read.Loadgen["0-1"] != 3 {
+	if len(read.Loadgen) != 1 || read.Loadgen[0].Threads != 3 {
 		t.Errorf("masks read from /proc were replaced: %+v", read.Loadgen)
 	}
 	loadgenMasks(nil, res) // no affinity: nothing to fill, no panic

@@ -1,15 +1,17 @@
 package execute
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/stages/execute/hosts"
 )
@@ -17,65 +19,74 @@ import (
 // probeVaries sends the cell's request twice with two different {vary}
 // values and records whether the bodies differ. A static or cached answer
 // (docs/methodology.md#static-responses: a service's throughput can halve
-// once its response depends on its input) gives the same body twice. Requests without
-// {vary} are not probed. dial reaches the target's host.
-func probeVaries(ctx context.Context, dial hosts.DialFunc, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) *pipeline.VariesProbe {
-	req := b.Request
-	if !strings.Contains(req.Path+req.Body, pipeline.VaryPlaceholder) {
-		return nil
-	}
-	p := &pipeline.VariesProbe{}
+// once its response depends on its input) gives the same body twice. The
+// request is the load generator's own rendering of the cell's spec
+// (loadgen.RenderRequest): {vary} wherever the template has it (path,
+// headers, body), {payload} and {payload_text} as the window sends them.
+// Requests without {vary} are not probed. dial reaches the target's host.
+func probeVaries(ctx context.Context, dial hosts.DialFunc, spec loadgen.Spec, b *pipeline.Batch, port int) *pipeline.VariesProbe {
 	lo, hi := int64(0), int64(1_000_000)
-	if req.Vary != nil {
-		lo, hi = req.Vary.Min, req.Vary.Max
+	if b.Request.Vary != nil {
+		lo, hi = b.Request.Vary.Min, b.Request.Vary.Max
 	}
 	vals := []int64{lo, hi}
 	if hi-lo >= 2 {
 		vals = []int64{lo + (hi-lo)/3, lo + 2*(hi-lo)/3}
 	}
-	client := probeClient(b.Timeout.D(), &http.Transport{Proxy: nil, DialContext: dial})
-	defer client.CloseIdleConnections()
-	for _, val := range vals {
-		vs := strconv.FormatInt(val, 10)
-		subst := func(s string) string {
-			s = strings.ReplaceAll(s, pipeline.VaryPlaceholder, vs)
-			if c.Point.Payload != nil {
-				s = strings.ReplaceAll(s, pipeline.PayloadPlaceholder, strconv.Itoa(*c.Point.Payload))
-			}
-			return s
-		}
-		var body io.Reader
-		if req.Body != "" {
-			body = strings.NewReader(subst(req.Body))
-		}
-		ctx, cancel := context.WithTimeout(ctx, b.Timeout.D()+time.Second)
-		hr, err := http.NewRequestWithContext(ctx, req.Method, "http://127.0.0.1:"+strconv.Itoa(v.Port)+subst(req.Path), body)
-		if err != nil {
-			cancel()
+	p := &pipeline.VariesProbe{}
+	for i, val := range vals {
+		wire, varies, err := loadgen.RenderRequest(spec, uint64(val))
+		switch {
+		case err != nil:
 			p.Error = err.Error()
 			return p
+		case !varies && i == 0:
+			return nil
 		}
-		for k, hv := range req.Headers {
-			hr.Header.Set(k, subst(hv))
-		}
-		resp, err := client.Do(hr)
-		if err != nil {
-			cancel()
-			p.Error = err.Error()
-			return p
-		}
-		content, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-		resp.Body.Close()
-		cancel()
+		status, sum, err := probeOnce(ctx, dial, "127.0.0.1:"+strconv.Itoa(port), wire, spec.Method, b.Timeout.D()+time.Second)
 		if err != nil {
 			p.Error = err.Error()
 			return p
 		}
-		sum := sha256.Sum256(content)
-		p.Values = append(p.Values, vs)
-		p.Statuses = append(p.Statuses, resp.StatusCode)
-		p.BodySHA = append(p.BodySHA, hex.EncodeToString(sum[:]))
+		p.Values = append(p.Values, strconv.FormatInt(val, 10))
+		p.Statuses = append(p.Statuses, status)
+		p.BodySHA = append(p.BodySHA, sum)
 	}
 	p.Same = len(p.BodySHA) == 2 && p.BodySHA[0] == p.BodySHA[1]
 	return p
+}
+
+// probeOnce writes one rendered request on a fresh connection to addr and
+// reads one response: its status and the sha256 of its body (at most 16
+// MiB of it), all within timeout.
+func probeOnce(ctx context.Context, dial hosts.DialFunc, addr string, wire []byte, method string, timeout time.Duration) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return 0, "", fmt.Errorf("dial %s: %w", addr, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
+	defer stop()
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	if _, err := conn.Write(wire); err != nil {
+		return 0, "", fmt.Errorf("send: %w", err)
+	}
+	if method == "" {
+		method = http.MethodGet
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: method})
+	if err != nil {
+		return 0, "", fmt.Errorf("read response: %w", err)
+	}
+	defer resp.Body.Close()
+	content, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return 0, "", fmt.Errorf("read response body: %w", err)
+	}
+	sum := sha256.Sum256(content)
+	return resp.StatusCode, hex.EncodeToString(sum[:]), nil
 }

@@ -24,6 +24,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 )
 
 // Thresholds of the checks.
@@ -361,23 +362,27 @@ func (bc *batchCheck) affinity(ci cellInfo) {
 	if a == nil {
 		return
 	}
-	check := func(role, declared string, masks map[string]int) (bool, string) {
-		if len(masks) == 0 {
-			return false, role + ": no thread read back"
-		}
-		ok := true
-		var parts []string
-		for _, m := range slices.Sorted(maps.Keys(masks)) {
-			if m != declared {
-				ok = false
-			}
-			parts = append(parts, fmt.Sprintf("%d thread(s) on %s", masks[m], m))
-		}
-		return ok, fmt.Sprintf("%s declared %s: %s", role, declared, strings.Join(parts, ", "))
-	}
-	tok, td := check("target", a.TargetDeclared, a.Target)
-	lok, ld := check("load generator", a.LoadgenDeclared, a.Loadgen)
+	tok, td := affinityOf("target", a.TargetDeclared, a.Target)
+	lok, ld := affinityOf("load generator", a.LoadgenDeclared, a.Loadgen)
 	bc.cellRow(ci, "affinity", tok && lok, nil, nil, nil, "", td+"; "+ld)
+}
+
+// affinityOf says whether every thread of role may run on exactly the
+// declared CPU set (compared as sets: "0,1" and "0-1" are one set), and
+// lists the masks read back.
+func affinityOf(role string, declared cpuset.Set, masks pipeline.ThreadMasks) (bool, string) {
+	if len(masks) == 0 {
+		return false, role + ": no thread read back"
+	}
+	ok := true
+	var parts []string
+	for _, m := range masks {
+		if !m.CPUs.Equal(declared) {
+			ok = false
+		}
+		parts = append(parts, fmt.Sprintf("%d thread(s) on %s", m.Threads, m.CPUs))
+	}
+	return ok, fmt.Sprintf("%s declared %s: %s", role, declared, strings.Join(parts, ", "))
 }
 
 // gcWindow: GC statistics come from the kept window only; the collections

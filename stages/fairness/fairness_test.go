@@ -1,6 +1,7 @@
 package fairness
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -198,5 +199,36 @@ func TestSaturationAndVaries(t *testing.T) {
 	rows = Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": open}})
 	if r := find(rows, "loadgen_saturation", "a"); r == nil || r.Pass || !strings.Contains(*r.Detail, "sent 2000 of 10000 req/s") {
 		t.Errorf("an open loop at 20%% of its rate passed: %+v", r)
+	}
+}
+
+// affinity compares CPU sets, not their spellings: a target declared
+// "0,1" (a checkpoint of an older yardstick kept that spelling) whose
+// threads all run on 0-1 passes; a thread allowed a CPU outside the set
+// fails the cell, and the detail names the declared set and the mask read
+// back; a role with no thread read back fails.
+func TestAffinity(t *testing.T) {
+	read := func(js string) *pipeline.Affinity {
+		var a pipeline.Affinity
+		if err := json.Unmarshal([]byte(js), &a); err != nil {
+			t.Fatal(err)
+		}
+		return &a
+	}
+	p := plan2()
+	pinned := ok(10000, 3200, 3000, t)
+	pinned.Affinity = read(`{"target_declared": "0,1", "target": {"0-1": 4}, "loadgen_declared": "2", "loadgen": {"2": 3}}`)
+	leaked := ok(10000, 3200, 3000, t)
+	leaked.Affinity = read(`{"target_declared": "0-1", "target": {"0,1": 3, "0-2": 1}, "loadgen_declared": "2", "loadgen": {}}`)
+	rows := Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": pinned, "b": leaked}})
+	expectRows(t, rows, []wantRow{
+		{"affinity", "a", true, "target declared 0-1: 4 thread(s) on 0-1; load generator declared 2: 3 thread(s) on 2"},
+		{"affinity", "b", false, "target declared 0-1: 3 thread(s) on 0-1, 1 thread(s) on 0-2; load generator: no thread read back"},
+	})
+	if got := strings.Join(pipeline.UnfairCells(p, rows)["b"], ","); !strings.Contains(got, "affinity") {
+		t.Errorf("unfair checks of b: %s, want affinity among them", got)
+	}
+	if got := strings.Join(pipeline.UnfairCells(p, rows)["a"], ","); strings.Contains(got, "affinity") {
+		t.Errorf("unfair checks of a: %s, want no affinity", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 )
 
 // A declared share records one placement row per share: warned (passed,
@@ -20,11 +21,11 @@ func TestPlacement(t *testing.T) {
 		shared    float64
 		detail    string
 	}{
-		{name: "disjoint", placement: pipeline.Placement{Target: "0", Loadgen: "1"}},
-		{name: "services beside loadgen", placement: pipeline.Placement{Target: "0", Services: "1", Loadgen: "1",
+		{name: "disjoint", placement: pipeline.Placement{Target: cpuset.Set{0}, Loadgen: cpuset.Set{1}}},
+		{name: "services beside loadgen", placement: pipeline.Placement{Target: cpuset.Set{0}, Services: cpuset.Set{1}, Loadgen: cpuset.Set{1},
 			Share: []pipeline.Share{{Roles: [2]string{"services", "loadgen"}, Reason: "2 CPUs"}}},
 			rows: 1, pass: true, shared: 1, detail: "warning: services and loadgen share CPU 1 (declared: 2 CPUs): the target kept CPU 0 to itself"},
-		{name: "target beside loadgen", placement: pipeline.Placement{Target: "0-1", Loadgen: "1",
+		{name: "target beside loadgen", placement: pipeline.Placement{Target: cpuset.Set{0, 1}, Loadgen: cpuset.Set{1},
 			Share: []pipeline.Share{{Roles: [2]string{"target", "loadgen"}, Reason: "one CPU short"}}},
 			rows: 1, pass: false, shared: 1, detail: "target and loadgen share CPU 1 (declared: one CPU short): the target competed for its own CPUs"},
 	} {

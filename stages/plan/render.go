@@ -40,7 +40,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		}
 		w := bt.Windows
 		fmt.Fprintf(&b, "  processors %d; cpus: target %s, loadgen %s", bt.Processors, bt.Placement.Target, bt.Placement.Loadgen)
-		if bt.Placement.Services != "" {
+		if len(bt.Placement.Services) > 0 {
 			fmt.Fprintf(&b, ", services %s", bt.Placement.Services)
 		}
 		if bt.Placement.TwoHost() {

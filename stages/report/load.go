@@ -8,6 +8,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stages/report/analysis"
 )
 
@@ -85,13 +86,22 @@ func planOf(rows []datasets.Batch) *pipeline.Plan {
 		}
 		return *p
 	}
+	// the table writes the plan's sets in their compact form; a list that
+	// does not read back is stated as unknown ("-")
+	cpus := func(list string) cpuset.Set {
+		var s cpuset.Set
+		if s.UnmarshalText([]byte(list)) != nil {
+			return nil
+		}
+		return s
+	}
 	p := &pipeline.Plan{}
 	for _, r := range rows {
 		b := pipeline.Batch{
 			Name: r.Batch, Description: str(r.Description), Processors: int(r.Processors),
 			Baseline: str(r.Baseline), Repeats: int(r.Repeats), Order: r.Order,
 		}
-		b.Placement.Target, b.Placement.Services, b.Placement.Loadgen = r.CPUsTarget, str(r.CPUsServices), r.CPUsLoadgen
+		b.Placement.Target, b.Placement.Services, b.Placement.Loadgen = cpus(r.CPUsTarget), cpus(str(r.CPUsServices)), cpus(r.CPUsLoadgen)
 		b.Fairness.Noise = r.NoiseBand
 		p.Batches = append(p.Batches, b)
 	}

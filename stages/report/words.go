@@ -133,11 +133,11 @@ func fmtWindows(ws []analysis.Window) string {
 
 // cpuSets is the batch's CPU sets in words.
 func cpuSets(pb *pipeline.Batch) string {
-	cpu := "target " + orDash(pb.Placement.Target)
-	if pb.Placement.Services != "" {
-		cpu += ", services " + pb.Placement.Services
+	cpu := "target " + orDash(pb.Placement.Target.String())
+	if len(pb.Placement.Services) > 0 {
+		cpu += ", services " + pb.Placement.Services.String()
 	}
-	return cpu + ", load generator " + orDash(pb.Placement.Loadgen)
+	return cpu + ", load generator " + orDash(pb.Placement.Loadgen.String())
 }
 
 // preconditions is the batch-wide precondition line every table carries.

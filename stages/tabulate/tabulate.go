@@ -396,7 +396,7 @@ func batchRows(p *pipeline.Plan) []datasets.Batch {
 	for _, b := range p.Batches {
 		out = append(out, datasets.Batch{
 			Batch: b.Name, Description: opt(b.Description), Processors: int64(b.Processors),
-			CPUsTarget: b.Placement.Target, CPUsServices: opt(b.Placement.Services), CPUsLoadgen: b.Placement.Loadgen,
+			CPUsTarget: b.Placement.Target.String(), CPUsServices: opt(b.Placement.Services.String()), CPUsLoadgen: b.Placement.Loadgen.String(),
 			NoiseBand: b.Fairness.Noise, Baseline: opt(b.Baseline), Repeats: int64(b.Repeats), Order: b.Order,
 			Variants: int64(len(b.Variants)),
 		})

@@ -188,9 +188,9 @@ func checkPlacement(c *checker) {
 	}
 	var sets []named
 	for _, r := range []struct{ role, spec string }{
-		{"target", c.b.Placement.Target},
-		{"services", c.b.Placement.Services},
-		{"loadgen", c.b.Placement.Loadgen},
+		{"target", c.b.CPULists.Target},
+		{"services", c.b.CPULists.Services},
+		{"loadgen", c.b.CPULists.Loadgen},
 	} {
 		if r.spec == "" {
 			continue
@@ -213,7 +213,7 @@ func checkPlacement(c *checker) {
 			}
 		}
 	}
-	if len(c.b.Services) > 0 && c.b.Placement.Services == "" {
+	if len(c.b.Services) > 0 && c.b.CPULists.Services == "" {
 		c.add(Error, "placement", c.pos("placement"), "services %s need a CPU set of their own: add placement.services", strings.Join(serviceNames(c.b), ", "))
 	}
 	if c.b.Placement.TwoHost() {
@@ -234,12 +234,12 @@ func serviceNames(b *schema.Batch) []string {
 // checkProcessors: every variant sees the same processor count, equal to
 // the batch's budget and to the size of the target CPU set.
 func checkProcessors(c *checker) {
-	set, err := cpuset.Parse(c.b.Placement.Target)
-	if err != nil {
-		return // reported by checkPlacement
+	set := c.b.Placement.Target
+	if len(set) == 0 {
+		return // its list did not parse: reported by checkPlacement
 	}
 	if c.b.Processors > 0 && c.b.Processors != len(set) {
-		c.add(Error, "processors", c.pos("processors"), "processors is %d but placement.target %s has %d CPU(s); the processor budget and the CPU set must agree", c.b.Processors, c.b.Placement.Target, len(set))
+		c.add(Error, "processors", c.pos("processors"), "processors is %d but placement.target %s has %d CPU(s); the processor budget and the CPU set must agree", c.b.Processors, c.b.CPULists.Target, len(set))
 	}
 	for _, t := range c.b.Targets {
 		for _, v := range schema.Variants(c.b, t) {
@@ -254,7 +254,7 @@ func checkProcessors(c *checker) {
 				knob, path = "-XX:ActiveProcessorCount", schema.KnobProcessors
 			}
 			c.add(Error, "processors", c.pos("targets", t.Name, path), "processors differ: %s runs with %s=%d but placement.target %s has %d CPU(s); every target of a batch must see the same processor count",
-				v.Label, knob, v.Processors, c.b.Placement.Target, len(set))
+				v.Label, knob, v.Processors, c.b.CPULists.Target, len(set))
 		}
 	}
 }
@@ -446,18 +446,14 @@ func checkWorkload(c *checker) {
 	if peak && len(wl.Concurrency) == 0 {
 		c.add(Error, "workload", c.pos("workload", "rate"), "a rate given as a percentage needs a peak: add closed-loop concurrency points to measure it")
 	}
-	text := r.Path + r.Body
-	for k, v := range r.Headers {
-		text += k + v
-	}
-	usesPayload := strings.Contains(text, pipeline.PayloadPlaceholder) || strings.Contains(text, pipeline.PayloadTextPlaceholder)
+	usesPayload := r.Uses(pipeline.PayloadPlaceholder) || r.Uses(pipeline.PayloadTextPlaceholder)
 	switch {
 	case usesPayload && len(wl.Payload) == 0:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {payload} but workload.payload is not set")
 	case !usesPayload && len(wl.Payload) > 0:
 		c.add(Warning, "workload", c.pos("workload", "payload"), "workload.payload is set but the request never uses {payload}: every payload point sends the same request")
 	}
-	usesVary := strings.Contains(text, pipeline.VaryPlaceholder)
+	usesVary := r.Uses(pipeline.VaryPlaceholder)
 	switch {
 	case usesVary && r.Vary == nil:
 		c.add(Error, "workload", c.pos("workload", "request"), "the request uses {vary} but request.vary is not declared")

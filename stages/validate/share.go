@@ -30,7 +30,7 @@ func checkShares(c *checker) {
 		seen[key] = true
 		missing := false
 		for _, r := range s.Roles {
-			if pl.Set(r) == "" {
+			if c.b.CPULists.List(r) == "" {
 				c.add(Error, "placement", pos, "placement.share names %s, which has no CPU set (add placement.%s)", r, r)
 				missing = true
 			}
@@ -39,7 +39,7 @@ func checkShares(c *checker) {
 			continue
 		}
 		if len(pl.SharedCPUs(s)) == 0 {
-			c.add(Warning, "placement", pos, "placement.share: %s %s and %s %s do not overlap; drop the share or the sets are not what was meant", a, pl.Set(a), b, pl.Set(b))
+			c.add(Warning, "placement", pos, "placement.share: %s %s and %s %s do not overlap; drop the share or the sets are not what was meant", a, c.b.CPULists.List(a), b, c.b.CPULists.List(b))
 			continue
 		}
 		if a == pipeline.RoleTarget || b == pipeline.RoleTarget {

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -301,7 +300,7 @@ func TestLiveAffinity(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Pin to the first CPU this test may use (CI may restrict the set).
-	cpu := strings.FieldsFunc(self[os.Getpid()], func(r rune) bool { return r == ',' || r == '-' })[0]
+	cpu := strconv.Itoa(self[os.Getpid()][0])
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Fatalf("taskset (util-linux) is needed to start a pinned child: %v", err)
 	}
@@ -314,8 +313,8 @@ func TestLiveAffinity(t *testing.T) {
 		t.Errorf("Affinity lists %d threads, want at least 4", len(aff))
 	}
 	for tid, cpus := range aff {
-		if cpus != cpu {
-			t.Errorf("thread %d: Cpus_allowed_list %q, want %q", tid, cpus, cpu)
+		if cpus.String() != cpu {
+			t.Errorf("thread %d: Cpus_allowed_list %s, want %s", tid, cpus, cpu)
 		}
 	}
 }

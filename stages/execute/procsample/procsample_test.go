@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/procfs"
+
+	"yardstick/pipeline/cpuset"
 )
 
 // The fixture tree is a snapshot of a real process group taken with
@@ -127,8 +129,8 @@ func TestAffinityFixture(t *testing.T) {
 		t.Errorf("Affinity has %d threads, want 16", len(got))
 	}
 	for tid, cpus := range got {
-		if cpus != "0-1" {
-			t.Errorf("thread %d: Cpus_allowed_list %q, want 0-1", tid, cpus)
+		if !cpus.Equal(cpuset.Set{0, 1}) {
+			t.Errorf("thread %d: Cpus_allowed_list %s, want 0-1", tid, cpus)
 		}
 	}
 }

@@ -49,15 +49,14 @@ func CountMatching(names []string, re *regexp.Regexp) int {
 }
 
 // Affinity returns, per thread id of process pid, the CPUs the thread may
-// run on, as a Linux CPU list in canonical form ("0-1,3"), from
-// Cpus_allowed_list in /proc/<pid>/task/<tid>/status. Threads that exit
-// while being read are left out.
-func Affinity(pfs procfs.FS, pid int) (map[int]string, error) {
+// run on, from Cpus_allowed_list in /proc/<pid>/task/<tid>/status.
+// Threads that exit while being read are left out.
+func Affinity(pfs procfs.FS, pid int) (map[int]cpuset.Set, error) {
 	threads, err := pfs.AllThreads(pid)
 	if err != nil {
 		return nil, fmt.Errorf("procsample: list threads of pid %d: %w", pid, err)
 	}
-	aff := make(map[int]string, len(threads))
+	aff := make(map[int]cpuset.Set, len(threads))
 	for _, t := range threads {
 		st, err := t.NewStatus()
 		if vanished(err) {
@@ -66,7 +65,7 @@ func Affinity(pfs procfs.FS, pid int) (map[int]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("procsample: read status of thread %d of pid %d: %w", t.PID, pid, err)
 		}
-		aff[t.PID] = cpuset.Of(st.CpusAllowedList).String()
+		aff[t.PID] = cpuset.Of(st.CpusAllowedList)
 	}
 	return aff, nil
 }
