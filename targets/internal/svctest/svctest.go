@@ -1,11 +1,11 @@
-// Package svctest starts and checks the framework targets' real processes
-// (nginx, the Go gateway, Spring Cloud Gateway, Spring WebFlux) from their
-// Go tests: artifacts that must have been built, processes in their own
+// Package svctest is the one test harness of the targets: it starts and
+// checks their real processes (the JVM sample, the JVM framework targets,
+// nginx, the Go gateway, Spring Cloud Gateway, Spring WebFlux) from their Go
+// tests: artifacts that must have been built, processes in their own
 // process group that are killed whatever happens, readiness on loopback,
-// event-loop threads from /proc and SIGTERM stops. A missing artifact or
-// tool fails the test with how to get it; nothing is skipped. The JVM
-// framework targets' harness (targets/jvm-common/targettest) builds on
-// these helpers.
+// every endpoint against the samples' answers, the access logs, event-loop
+// and worker threads from /proc and SIGTERM stops. A missing artifact or
+// tool fails the test with how to get it; nothing is skipped.
 package svctest
 
 import (
@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -215,6 +216,18 @@ func (p *Proc) Stop(t testing.TB, d time.Duration) (int, time.Duration) {
 	return code, time.Since(t0)
 }
 
+// Terminate is Stop that also checks the exit code, which must be one of
+// codes (a JVM exits 143, 128+SIGTERM, after its shutdown hooks), and logs
+// how long the exit took.
+func (p *Proc) Terminate(t testing.TB, d time.Duration, codes ...int) {
+	t.Helper()
+	code, took := p.Stop(t, d)
+	if !slices.Contains(codes, code) {
+		t.Errorf("%s: exit status after SIGTERM: %d, want one of %v\n%s", p.Name, code, codes, p.Output)
+	}
+	t.Logf("%s: SIGTERM to exit: %v", p.Name, took.Round(time.Millisecond))
+}
+
 var listeningRe = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`)
 
 // ListenPort waits at most d for the process to print "listening on
@@ -244,7 +257,16 @@ func (p *Proc) WaitReady(t testing.TB, url string, d time.Duration) time.Duratio
 	t.Helper()
 	client := &http.Client{Timeout: 2 * time.Second}
 	defer client.CloseIdleConnections()
+	ready, _ := p.poll(t, client, url, d)
+	return ready
+}
+
+// poll is WaitReady with client; it also returns how many of the polls
+// the server answered (each is a request it may have logged).
+func (p *Proc) poll(t testing.TB, client *http.Client, url string, d time.Duration) (time.Duration, int) {
+	t.Helper()
 	deadline := time.Now().Add(d)
+	answered := 0
 	for {
 		if p.Exited() {
 			t.Fatalf("%s exited before %s answered 200:\n%s", p.Name, url, p.Output)
@@ -253,8 +275,9 @@ func (p *Proc) WaitReady(t testing.TB, url string, d time.Duration) time.Duratio
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
+			answered++
 			if resp.StatusCode == http.StatusOK {
-				return time.Since(p.Started)
+				return time.Since(p.Started), answered
 			}
 		}
 		if time.Now().After(deadline) {
@@ -283,6 +306,22 @@ func Threads(t testing.TB, pid int) []string {
 	return names
 }
 
+// CheckNoLogOpen fails the test when the process has a file ending in .log
+// open (from /proc/PID/fd): a target whose access log is off.
+func CheckNoLogOpen(t testing.TB, pid int) {
+	t.Helper()
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err == nil && strings.HasSuffix(target, ".log") {
+			t.Errorf("fd %s open on %s with the access log off", fd.Name(), target)
+		}
+	}
+}
+
 // CountMatching returns how many of names match re.
 func CountMatching(names []string, re *regexp.Regexp) int {
 	n := 0
@@ -292,6 +331,17 @@ func CountMatching(names []string, re *regexp.Regexp) int {
 		}
 	}
 	return n
+}
+
+// CheckThreads fails the test unless exactly want of the process's
+// threads have a name (comm) that matches re; why says what set the count.
+func CheckThreads(t testing.TB, pid int, re *regexp.Regexp, want int, why string) {
+	t.Helper()
+	names := Threads(t, pid)
+	if n := CountMatching(names, re); n != want {
+		slices.Sort(names)
+		t.Errorf("%d threads named %s, want %d (%s): %q", n, re, want, why, names)
+	}
 }
 
 // Reply is an HTTP answer read whole.

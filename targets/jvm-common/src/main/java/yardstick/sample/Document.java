@@ -178,7 +178,7 @@ final class Document {
             Json.Kind k = r.peek();
             if (k == Json.Kind.NUMBER) {
                 String s = r.readNumber();
-                Long v = Config.parseInt(s);
+                Long v = Shared.parseInt(s);
                 if (v == null || s.startsWith("+")) {
                     if (firstTypeError == null) {
                         firstTypeError = "json: cannot unmarshal number " + s + " into Go struct field " + field
