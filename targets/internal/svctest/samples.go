@@ -191,3 +191,12 @@ func CheckAccessLog(t testing.TB, path string, p *Target, sent []Logged, extra i
 		}
 	}
 }
+
+// CheckNoFile fails the test when path exists: an access log that an empty
+// --access-log over $ACCESS_LOG must have switched off.
+func CheckNoFile(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("--access-log \"\" over ACCESS_LOG=%s: the file exists (%v), want the log off", path, err)
+	}
+}
