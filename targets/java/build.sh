@@ -7,10 +7,7 @@
 # so OUT is either the old jar or the complete new one.
 set -eu
 
-if [ "$#" -ne 1 ]; then
-	echo "usage: $0 OUT.jar" >&2
-	exit 2
-fi
+[ "$#" -eq 1 ] || { echo "usage: $0 OUT.jar" >&2; exit 2; }
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 

@@ -15,10 +15,7 @@
 # build offline).
 set -eu
 
-if [ "$#" -lt 3 ] || [ "$#" -gt 4 ]; then
-	echo "usage: $0 TARGET_DIR BUILT_JAR OUT [25|17]" >&2
-	exit 2
-fi
+[ "$#" -ge 3 ] && [ "$#" -le 4 ] || { echo "usage: $0 TARGET_DIR BUILT_JAR OUT [25|17]" >&2; exit 2; }
 dir=$1
 built=$2
 out=$3
