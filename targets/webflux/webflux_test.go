@@ -36,7 +36,8 @@ var blocking = regexp.MustCompile(`^boundedElastic-`)
 func jar(t *testing.T) string {
 	t.Helper()
 	svctest.LookPath(t, "java", "apt-get install openjdk-17-jdk-headless (or make deps)")
-	return svctest.Artifact(t, "bin/webflux.jar", "targets/webflux/build.sh", "targets/webflux/pom.xml", "targets/webflux/src")
+	return svctest.Artifact(t, "bin/webflux.jar", "targets/webflux/build.sh", "targets/webflux/pom.xml", "targets/webflux/src",
+		"targets/jvm-common/pom.xml", "targets/jvm-common/src")
 }
 
 // start runs the service with jvmArgs and args on a port of its choosing
