@@ -67,7 +67,7 @@ func TestHelidon(t *testing.T) {
 // empty --access-log over $ACCESS_LOG. Both tests log their start-up time.
 func TestHelidonAOT(t *testing.T) {
 	java := svctest.Java(t)
-	jar := svctest.Artifact(t, "helidon.jar")
+	jar := svctest.Artifact(t, "bin/helidon.jar")
 	cache := svctest.Artifact(t, "bin/helidon.aot")
 	logPath := filepath.Join(t.TempDir(), "access.log")
 	classLog := filepath.Join(t.TempDir(), "classes.log")
