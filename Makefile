@@ -22,7 +22,12 @@ targets: deps-demo $(BIN)/sample-go $(BIN)/sample-jvm.jar
 $(BIN)/sample-go: $(shell find targets/go -name '*.go' 2>/dev/null)
 	$(GO) build -o $@ ./targets/go
 
-$(BIN)/sample-jvm.jar: targets/java/build.sh $(shell find targets/java/src -name '*.java' 2>/dev/null)
+# What every JVM target is built from besides its own sources: the shared
+# module (targets/jvm-common) and the Maven reactor of the framework targets.
+JVM_COMMON := targets/pom.xml targets/jvm-common/pom.xml targets/jvm-common/mvn-jar.sh \
+	$(shell find targets/jvm-common/src -type f 2>/dev/null)
+
+$(BIN)/sample-jvm.jar: targets/java/build.sh $(JVM_COMMON) $(shell find targets/java/src -name '*.java' 2>/dev/null)
 	targets/java/build.sh $@
 
 # The framework targets of the shipped studies (Spring Cloud Gateway,

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"yardstick/targets/jvm-common/targettest"
+	"yardstick/targets/internal/svctest"
 )
 
 // carriers matches the virtual-thread scheduler's carrier threads,
@@ -26,39 +26,36 @@ var carriers = regexp.MustCompile(`^ForkJoinPool-1-`)
 // TestHelidon runs the jar with the JIT only: every endpoint, the access
 // log, the carrier threads and SIGTERM.
 func TestHelidon(t *testing.T) {
-	java := targettest.Java(t)
-	jar := targettest.Artifact(t, "helidon.jar")
+	java := svctest.Java(t)
+	jar := svctest.Artifact(t, "bin/helidon.jar")
 	logPath := filepath.Join(t.TempDir(), "access.log")
-	port := targettest.FreePort(t)
-	p := targettest.Start(t, targettest.Spec{
+	port := svctest.FreePort(t)
+	p := svctest.StartJar(t, svctest.Spec{
 		Java:    java,
 		JVMArgs: []string{"-Xms64m", "-Xmx128m", "-XX:TieredStopAtLevel=1"},
 		Jar:     jar,
 		Port:    port,
-		Args:    []string{"--port", strconv.Itoa(port), "--access-log", logPath, "--work-factor", strconv.Itoa(targettest.WorkFactor)},
+		Args:    []string{"--port", strconv.Itoa(port), "--access-log", logPath, "--work-factor", strconv.Itoa(svctest.WorkFactor)},
 	})
 
-	sent := targettest.CheckCases(t, p, targettest.Cases())
+	sent := svctest.CheckCases(t, p, svctest.Cases())
 
 	// HEAD: no body, the GET's Content-Length (as Go sends it)
-	if body := targettest.CheckHead(t, p, "/api/generated/128", true); body != targettest.Generated128 {
+	if body := svctest.CheckHead(t, p, "/api/generated/128", true); body != svctest.Generated128 {
 		t.Errorf("GET /api/generated/128 after HEAD: %s", body)
 	}
-	sent = append(sent, targettest.Logged{Method: "HEAD", Path: "/api/generated/128", Status: 200, Size: len(targettest.Generated128)},
-		targettest.Logged{Method: "GET", Path: "/api/generated/128", Status: 200, Size: len(targettest.Generated128)})
+	sent = append(sent, svctest.Logged{Method: "HEAD", Path: "/api/generated/128", Status: 200, Size: len(svctest.Generated128)},
+		svctest.Logged{Method: "GET", Path: "/api/generated/128", Status: 200, Size: len(svctest.Generated128)})
 
 	// 8 blocking sleeps at once, each on its own virtual thread: together
 	// they take about one sleep, not 8 (or 8/carriers)
-	if d := targettest.Concurrently(t, p, 8, "/api/sleep/300"); d > 2*time.Second || d < 300*time.Millisecond {
+	if d := svctest.Concurrently(t, p, 8, "/api/sleep/300"); d > 2*time.Second || d < 300*time.Millisecond {
 		t.Errorf("8 concurrent /api/sleep/300 took %v, want about 300 ms (virtual threads wait in parallel)", d)
 	}
-	if a, _ := targettest.Threads(t, p.Cmd.Process.Pid, regexp.MustCompile(`^server-@default`)); a != 1 {
-		_, names := targettest.Threads(t, p.Cmd.Process.Pid, carriers)
-		t.Errorf("%d server-@default acceptor threads, want 1; threads %q", a, names)
-	}
+	svctest.CheckThreads(t, p.Pid(), regexp.MustCompile(`^server-@default`), 1, "Helidon's one acceptor")
 
 	p.Stop(t)
-	targettest.CheckAccessLog(t, logPath, p, sent, 8)
+	svctest.CheckAccessLog(t, logPath, p, sent, 8)
 	if !strings.Contains(p.Output.String(), "helidon listening on 127.0.0.1:"+strconv.Itoa(port)) {
 		t.Errorf("no listening line:\n%s", p.Output)
 	}
@@ -69,13 +66,13 @@ func TestHelidon(t *testing.T) {
 // the cache), the port from $PORT and the access log switched off by an
 // empty --access-log over $ACCESS_LOG. Both tests log their start-up time.
 func TestHelidonAOT(t *testing.T) {
-	java := targettest.Java(t)
-	jar := targettest.Artifact(t, "helidon.jar")
-	cache := targettest.Artifact(t, "helidon.aot")
+	java := svctest.Java(t)
+	jar := svctest.Artifact(t, "bin/helidon.jar")
+	cache := svctest.Artifact(t, "bin/helidon.aot")
 	logPath := filepath.Join(t.TempDir(), "access.log")
 	classLog := filepath.Join(t.TempDir(), "classes.log")
-	port := targettest.FreePort(t)
-	p := targettest.Start(t, targettest.Spec{
+	port := svctest.FreePort(t)
+	p := svctest.StartJar(t, svctest.Spec{
 		Java: java,
 		// parallelism = maxPoolSize = 2: two carriers at most
 		JVMArgs: []string{"-XX:AOTCache=" + cache, "-XX:AOTMode=on", "-Xlog:aot=info", "-Xlog:class+load=info:file=" + classLog,
@@ -85,15 +82,16 @@ func TestHelidonAOT(t *testing.T) {
 		Args: []string{"--access-log", ""},
 		Env:  []string{"PORT=" + strconv.Itoa(port), "ACCESS_LOG=" + logPath, "WORK_FACTOR=2"},
 	})
-	if r := p.Do(t, "GET", "/api/generated/128", ""); r.Status != 200 || r.Body != targettest.Generated128 {
+	if r := p.Do(t, "GET", "/api/generated/128", ""); r.Status != 200 || string(r.Body) != svctest.Generated128 {
 		t.Errorf("GET /api/generated/128 with the AOT cache: %d %s", r.Status, r.Body)
 	}
-	if r := p.Do(t, "POST", "/api/json", targettest.SampleDocument); r.Status != 200 || r.Body != targettest.SampleDocument {
+	if r := p.Do(t, "POST", "/api/json", svctest.SampleDocument); r.Status != 200 || string(r.Body) != svctest.SampleDocument {
 		t.Errorf("POST /api/json with the AOT cache: %d %s", r.Status, r.Body)
 	}
 	// CPU-bound requests at once: the carriers run them, at most parallelism of them
-	targettest.Concurrently(t, p, 8, "/api/generated/65536")
-	n, names := targettest.Threads(t, p.Cmd.Process.Pid, carriers)
+	svctest.Concurrently(t, p, 8, "/api/generated/65536")
+	names := svctest.Threads(t, p.Pid())
+	n := svctest.CountMatching(names, carriers)
 	t.Logf("carrier threads after 8 concurrent requests: %d (parallelism 2)", n)
 	if n < 1 || n > 2 {
 		t.Errorf("%d ForkJoinPool-1-worker threads, want 1 or 2 (jdk.virtualThreadScheduler.parallelism=2); threads %q", n, names)
@@ -113,15 +111,9 @@ func TestHelidonAOT(t *testing.T) {
 			t.Errorf("-Xlog:class+load: %sis not loaded from the AOT cache (\"source: shared objects file\")", c)
 		}
 	}
-	if _, err := os.Stat(logPath); !os.IsNotExist(err) {
-		t.Errorf("--access-log \"\" over ACCESS_LOG=%s: the file exists (%v), want the log off", logPath, err)
-	}
+	svctest.CheckNoFile(t, logPath)
 }
 
 // TestHelidonBadSwitches: exit 2 and a one-line error for bad switches and
 // for a port already in use.
-func TestHelidonBadSwitches(t *testing.T) {
-	java, jar := targettest.Java(t), targettest.Artifact(t, "helidon.jar")
-	targettest.CheckBadSwitch(t, java, jar, "helidon")
-	targettest.CheckPortInUse(t, java, jar, "helidon")
-}
+func TestHelidonBadSwitches(t *testing.T) { svctest.CheckBadSwitches(t, "helidon.jar", "helidon") }

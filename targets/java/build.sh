@@ -1,14 +1,13 @@
 #!/bin/sh
-# Builds the JVM sample target with the JDK alone (javac + jar, Java 17).
+# Builds the JVM sample target with the JDK alone (javac + jar, Java 17):
+# its own sources and those every JVM target shares (targets/jvm-common/src/main/java,
+# which the framework targets get through Maven).
 # Usage: targets/java/build.sh OUT.jar   (e.g. targets/java/build.sh bin/sample-jvm.jar)
 # The jar is written to a temporary file beside OUT and moved into place,
 # so OUT is either the old jar or the complete new one.
 set -eu
 
-if [ "$#" -ne 1 ]; then
-	echo "usage: $0 OUT.jar" >&2
-	exit 2
-fi
+[ "$#" -eq 1 ] || { echo "usage: $0 OUT.jar" >&2; exit 2; }
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -25,7 +24,7 @@ tmpjar=$(mktemp "$(dirname "$out")/.sample-jvm.jar.XXXXXX")
 trap 'rm -rf "$classes" "$tmpjar"' EXIT INT TERM
 
 # find | sort: the same source order on every machine
-find "$here/src" -name '*.java' | LC_ALL=C sort >"$classes/sources.txt"
+find "$here/src" "$here/../jvm-common/src/main/java" -name '*.java' | LC_ALL=C sort >"$classes/sources.txt"
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$classes/out" @"$classes/sources.txt"
 rm -f "$tmpjar" # jar --create wants to make the file itself
 jar --create --file "$tmpjar" --main-class yardstick.sample.Main -C "$classes/out" .

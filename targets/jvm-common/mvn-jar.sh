@@ -3,19 +3,19 @@
 # atomically (OUT is either the old jar or the complete new one).
 # Usage: targets/jvm-common/mvn-jar.sh TARGET_DIR BUILT_JAR OUT [JDK]
 #   TARGET_DIR  the target's folder, with its pom.xml (e.g. targets/helidon)
-#   BUILT_JAR   the jar Maven makes, relative to its build folder (helidon.jar)
+#   BUILT_JAR   the jar Maven makes, relative to the target's build folder (helidon.jar)
 #   OUT         where the jar goes (bin/helidon.jar)
 #   JDK         25 (the default: Temurin 25, or $JAVA25_HOME) or 17 (Debian's
 #               OpenJDK 17, or $JAVA17_HOME): the Spring targets are Java 17
-# Maven builds in a fresh temporary folder (-Dbuild.dir), batch mode, quiet,
-# with the default local repository (~/.m2) and without -U: a second build
-# downloads nothing. MVN_FLAGS adds Maven options (e.g. -o to build offline).
+# Maven builds the target with the module it depends on, targets/jvm-common,
+# in one reactor (targets/pom.xml: -pl TARGET -am), in a fresh temporary
+# folder (-Dbuild.dir; each module builds in its own folder below it), batch
+# mode, quiet, with the default local repository (~/.m2) and without -U: a
+# second build downloads nothing. MVN_FLAGS adds Maven options (e.g. -o to
+# build offline).
 set -eu
 
-if [ "$#" -lt 3 ] || [ "$#" -gt 4 ]; then
-	echo "usage: $0 TARGET_DIR BUILT_JAR OUT [25|17]" >&2
-	exit 2
-fi
+[ "$#" -ge 3 ] && [ "$#" -le 4 ] || { echo "usage: $0 TARGET_DIR BUILT_JAR OUT [25|17]" >&2; exit 2; }
 dir=$1
 built=$2
 out=$3
@@ -50,7 +50,9 @@ tmpjar=$(mktemp "$(dirname "$out")/.$(basename "$out").XXXXXX")
 trap 'rm -rf "$work" "$tmpjar"' EXIT INT TERM
 
 # shellcheck disable=SC2086
-(cd "$dir" && mvn -B -q ${MVN_FLAGS:-} -Dstyle.color=never -Dbuild.dir="$work/build" -DskipTests package)
-cp "$work/build/$built" "$tmpjar"
+name=$(basename "$(cd "$dir" && pwd)")
+(cd "$dir/.." && mvn -B -q ${MVN_FLAGS:-} -Dstyle.color=never -Dbuild.dir="$work/build" -DskipTests \
+	-pl "$name" -am package)
+cp "$work/build/$name/$built" "$tmpjar"
 chmod 644 "$tmpjar"
 mv -f "$tmpjar" "$out"

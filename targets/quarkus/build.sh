@@ -2,11 +2,5 @@
 # Builds the quarkus target: Maven on Temurin 25, one jar moved into place
 # atomically (see targets/jvm-common/mvn-jar.sh).
 # Usage: targets/quarkus/build.sh OUT.jar   (e.g. targets/quarkus/build.sh bin/quarkus.jar)
-set -eu
-
-if [ "$#" -ne 1 ]; then
-	echo "usage: $0 OUT.jar" >&2
-	exit 2
-fi
-here=$(cd "$(dirname "$0")" && pwd)
-exec "$here/../jvm-common/mvn-jar.sh" "$here" quarkus.jar "$1"
+[ "$#" -eq 1 ] || { echo "usage: $0 OUT.jar" >&2; exit 2; }
+exec "$(dirname "$0")/../jvm-common/mvn-jar.sh" "$(dirname "$0")" quarkus.jar "$1"

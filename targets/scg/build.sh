@@ -4,11 +4,5 @@
 # targets/jvm-common/mvn-jar.sh; JAVA17_HOME picks another JDK 17,
 # MVN_FLAGS=-o builds offline).
 # Usage: targets/scg/build.sh OUT.jar   (e.g. targets/scg/build.sh bin/scg.jar)
-set -eu
-
-if [ "$#" -ne 1 ]; then
-	echo "usage: $0 OUT.jar" >&2
-	exit 2
-fi
-here=$(cd "$(dirname "$0")" && pwd)
-exec "$here/../jvm-common/mvn-jar.sh" "$here" scg.jar "$1" 17
+[ "$#" -eq 1 ] || { echo "usage: $0 OUT.jar" >&2; exit 2; }
+exec "$(dirname "$0")/../jvm-common/mvn-jar.sh" "$(dirname "$0")" scg.jar "$1" 17

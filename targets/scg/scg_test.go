@@ -9,10 +9,8 @@
 package scg_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,9 +46,6 @@ func start(t *testing.T, upstream string, jvmArgs ...string) (*svctest.Proc, str
 	return p, base
 }
 
-// isReady tells an access-log line of a readiness request.
-func isReady(line string) bool { return strings.Contains(line, `"uri":"/ready"`) }
-
 func TestGateway(t *testing.T) {
 	up := svctest.Nginx(t, svctest.NginxOptions{AccessLog: t.TempDir() + "/upstream.log"})
 	logFile := t.TempDir() + "/scg.log"
@@ -62,65 +57,12 @@ func TestGateway(t *testing.T) {
 
 	svctest.CheckGateway(t, base, up)
 
-	// one line per request, in order (one connection, one at a time):
-	// start's readiness requests, then CheckGateway's
-	paths := svctest.GatewayPaths
-	lines := svctest.WaitRequests(t, logFile, len(paths), isReady, 5*time.Second)
-	if len(lines) != len(paths) {
-		t.Fatalf("access log has %d lines for %d requests", len(lines), len(paths))
-	}
-	for i, l := range lines {
-		var e struct {
-			Level   string  `json:"level"`
-			TS      float64 `json:"ts"`
-			Msg     string  `json:"msg"`
-			Request struct {
-				RemoteIP string              `json:"remote_ip"`
-				Method   string              `json:"method"`
-				Host     string              `json:"host"`
-				URI      string              `json:"uri"`
-				Headers  map[string][]string `json:"headers"`
-			} `json:"request"`
-			Duration    float64             `json:"duration"`
-			Size        int                 `json:"size"`
-			Status      int                 `json:"status"`
-			RespHeaders map[string][]string `json:"resp_headers"`
-		}
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("access log line %d %q: %v", i+1, l, err)
-		}
-		wantStatus, wantSize := 200, -1
-		switch paths[i] {
-		case "/nope":
-			wantStatus = 404
-		case "/api/generated/128":
-			wantSize = 128
-		case "/api/generated/1048576":
-			wantSize = 1 << 20
-		}
-		if e.Level != "info" || e.Msg != "handled request" || e.TS < 1e9 || e.Request.RemoteIP != "127.0.0.1" ||
-			e.Request.Method != "GET" || e.Request.URI != paths[i] || e.Request.Host != strings.TrimPrefix(base, "http://") ||
-			len(e.Request.Headers["User-Agent"]) != 1 || e.Status != wantStatus || (wantSize >= 0 && e.Size != wantSize) ||
-			e.Duration <= 0 || len(e.RespHeaders["Content-Length"]) != 1 {
-			t.Errorf("access log line %d, want GET %s %d: %s", i+1, paths[i], wantStatus, l)
-		}
-		if paths[i] == "/api/generated/128" {
-			t.Logf("access-log line for GET /api/generated/128: %d bytes", len(l)+1)
-		}
-	}
+	svctest.CheckCaddyLog(t, logFile, base)
 
 	// ioWorkerCount=2: two event loops once connections landed on every one
 	svctest.Spread(t, base+"/hello", 8)
-	threads := svctest.Threads(t, p.Pid())
-	if n := svctest.CountMatching(threads, eventLoop); n != 2 {
-		t.Errorf("%d threads named %s with -Dreactor.netty.ioWorkerCount=2, want 2: %q", n, eventLoop, threads)
-	}
-
-	code, took := p.Stop(t, 10*time.Second)
-	if code != 143 && code != 0 {
-		t.Errorf("exit status after SIGTERM: %d, want 143 (or 0)\n%s", code, p.Output)
-	}
-	t.Logf("SIGTERM to exit: %v", took.Round(time.Millisecond))
+	svctest.CheckThreads(t, p.Pid(), eventLoop, 2, "-Dreactor.netty.ioWorkerCount=2")
+	p.Terminate(t, 10*time.Second, 143, 0)
 }
 
 // TestEventLoopDefault shows the trap the gateway study found: on 2
@@ -133,21 +75,9 @@ func TestEventLoopDefault(t *testing.T) {
 		t.Errorf("listening line without %q:\n%s", want, p.Output)
 	}
 	svctest.Spread(t, base+"/hello", 8)
-	threads := svctest.Threads(t, p.Pid())
-	if n := svctest.CountMatching(threads, eventLoop); n != 4 {
-		t.Errorf("%d threads named %s with 2 processors and no ioWorkerCount, want 4: %q", n, eventLoop, threads)
-	}
+	svctest.CheckThreads(t, p.Pid(), eventLoop, 4, "2 processors and no ioWorkerCount")
 	// no access log: no file open for writing but the JVM's own
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.Pid()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fd := range fds {
-		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", p.Pid(), fd.Name()))
-		if err == nil && strings.HasSuffix(target, ".log") {
-			t.Errorf("fd %s open on %s with the access log off", fd.Name(), target)
-		}
-	}
+	svctest.CheckNoLogOpen(t, p.Pid())
 	if r := svctest.Get(t, nil, base+"/hello"); r.Status != http.StatusOK || string(r.Body) != "Hello, World!" {
 		t.Errorf("GET /hello: %d %q", r.Status, r.Body)
 	}

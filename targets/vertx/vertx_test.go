@@ -8,115 +8,14 @@
 package vertx_test
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
-	"yardstick/targets/jvm-common/targettest"
+	"yardstick/targets/internal/svctest"
 )
 
-var (
-	eventLoops = regexp.MustCompile(`^vert\.x-eventloo`) // vert.x-eventloop-thread-N cut to 15 bytes
-	workers    = regexp.MustCompile(`^vert\.x-worker-t`) // vert.x-worker-thread-N
-)
-
+// TestVertx: one HTTP verticle per event loop, the worker pool's
+// vert.x-worker-thread-N threads, and HEAD with the GET's Content-Length,
+// as Go's server sends it.
 func TestVertx(t *testing.T) {
-	java := targettest.Java(t)
-	jar := targettest.Artifact(t, "vertx.jar")
-	logPath := filepath.Join(t.TempDir(), "access.log")
-	port := targettest.FreePort(t)
-	p := targettest.Start(t, targettest.Spec{
-		Java:    java,
-		JVMArgs: []string{"-Xms64m", "-Xmx128m", "-XX:TieredStopAtLevel=1"},
-		Jar:     jar,
-		Port:    port,
-		Args: []string{"--port", strconv.Itoa(port), "--access-log", logPath, "--work-factor", strconv.Itoa(targettest.WorkFactor),
-			"--event-loops", "2", "--workers", "3"},
-	})
-	pid := p.Cmd.Process.Pid
-
-	// one verticle per event loop: both loops run before any load
-	if n, names := targettest.Threads(t, pid, eventLoops); n != 2 {
-		t.Errorf("%d vert.x-eventloop threads, want 2 (--event-loops 2); threads %q", n, names)
-	}
-
-	sent := targettest.CheckCases(t, p, targettest.Cases())
-	if body := targettest.CheckHead(t, p, "/api/generated/128", true); body != targettest.Generated128 {
-		t.Errorf("GET /api/generated/128 after HEAD: %s", body)
-	}
-	sent = append(sent, targettest.Logged{Method: "HEAD", Path: "/api/generated/128", Status: 200, Size: len(targettest.Generated128)},
-		targettest.Logged{Method: "GET", Path: "/api/generated/128", Status: 200, Size: len(targettest.Generated128)})
-
-	// 6 sleeps of 300 ms on 3 workers: two waves, so at least 600 ms, and
-	// the event loops stay free meanwhile (/health answers at once)
-	healthDone := make(chan time.Duration, 1)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		t0 := time.Now()
-		r, err := p.Client().Get(p.Base + "/health")
-		if err == nil {
-			r.Body.Close()
-		}
-		healthDone <- time.Since(t0)
-	}()
-	d := targettest.Concurrently(t, p, 6, "/api/sleep/300")
-	p.Requests++ // the /health above
-	hd := <-healthDone
-	t.Logf("6 concurrent /api/sleep/300 on 3 workers: %v; /health meanwhile: %v", d, hd)
-	if d < 600*time.Millisecond {
-		t.Errorf("6 concurrent /api/sleep/300 on 3 workers took %v, want two waves (>= 600 ms)", d)
-	}
-	if hd > 250*time.Millisecond {
-		t.Errorf("/health took %v while the workers slept: the event loop is blocked", hd)
-	}
-	if n, names := targettest.Threads(t, pid, workers); n != 3 {
-		t.Errorf("%d vert.x-worker threads after 6 concurrent sleeps, want 3 (--workers 3); threads %q", n, names)
-	}
-	if n, _ := targettest.Threads(t, pid, eventLoops); n != 2 {
-		t.Errorf("%d vert.x-eventloop threads after load, want 2", n)
-	}
-
-	p.Stop(t)
-	targettest.CheckAccessLog(t, logPath, p, sent, 7)
-	if !strings.Contains(p.Output.String(), "vertx listening on 127.0.0.1:"+strconv.Itoa(port)) {
-		t.Errorf("no listening line:\n%s", p.Output)
-	}
-}
-
-// TestVertxEnv starts it from the environment ($PORT, $EVENT_LOOPS,
-// $WORK_FACTOR) with the access log switched off by an empty --access-log
-// over $ACCESS_LOG.
-func TestVertxEnv(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "access.log")
-	port := targettest.FreePort(t)
-	p := targettest.Start(t, targettest.Spec{
-		Java:    targettest.Java(t),
-		JVMArgs: []string{"-Xms64m", "-Xmx128m", "-XX:TieredStopAtLevel=1"},
-		Jar:     targettest.Artifact(t, "vertx.jar"),
-		Port:    port,
-		Args:    []string{"--access-log", ""},
-		Env:     []string{"PORT=" + strconv.Itoa(port), "EVENT_LOOPS=3", "WORK_FACTOR=2", "ACCESS_LOG=" + logPath},
-	})
-	if n, names := targettest.Threads(t, p.Cmd.Process.Pid, eventLoops); n != 3 {
-		t.Errorf("%d vert.x-eventloop threads, want 3 (EVENT_LOOPS=3); threads %q", n, names)
-	}
-	if r := p.Do(t, "GET", "/api/generated/128", ""); r.Body != targettest.Generated128 {
-		t.Errorf("GET /api/generated/128 with WORK_FACTOR=2: %d %s", r.Status, r.Body)
-	}
-	p.Stop(t)
-	if _, err := os.Stat(logPath); !os.IsNotExist(err) {
-		t.Errorf("--access-log \"\" over ACCESS_LOG=%s: the file exists (%v), want the log off", logPath, err)
-	}
-}
-
-// TestVertxBadSwitches: exit 2 and a one-line error for bad switches and
-// for a port already in use.
-func TestVertxBadSwitches(t *testing.T) {
-	java, jar := targettest.Java(t), targettest.Artifact(t, "vertx.jar")
-	targettest.CheckBadSwitch(t, java, jar, "vertx")
-	targettest.CheckPortInUse(t, java, jar, "vertx")
+	svctest.RunEventLoopTarget(t, svctest.EventLoopTarget{Prog: "vertx", Workers: `^vert\.x-worker-t`, HeadLength: true})
 }

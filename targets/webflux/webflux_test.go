@@ -36,7 +36,8 @@ var blocking = regexp.MustCompile(`^boundedElastic-`)
 func jar(t *testing.T) string {
 	t.Helper()
 	svctest.LookPath(t, "java", "apt-get install openjdk-17-jdk-headless (or make deps)")
-	return svctest.Artifact(t, "bin/webflux.jar", "targets/webflux/build.sh", "targets/webflux/pom.xml", "targets/webflux/src")
+	return svctest.Artifact(t, "bin/webflux.jar", "targets/webflux/build.sh", "targets/webflux/pom.xml", "targets/webflux/src",
+		"targets/jvm-common/pom.xml", "targets/jvm-common/src")
 }
 
 // start runs the service with jvmArgs and args on a port of its choosing
@@ -155,16 +156,8 @@ func TestEndpoints(t *testing.T) {
 	// --workers 2: two event loops once connections landed on every one
 	svctest.Spread(t, base+"/hello", 8)
 	paths = append(paths, slices.Repeat([]string{"/hello"}, 8)...)
-	threads = svctest.Threads(t, p.Pid())
-	if n := svctest.CountMatching(threads, eventLoop); n != 2 {
-		t.Errorf("%d threads named %s with --workers 2, want 2: %q", n, eventLoop, threads)
-	}
-
-	code, took := p.Stop(t, 10*time.Second)
-	if code != 143 && code != 0 {
-		t.Errorf("exit status after SIGTERM: %d, want 143 (or 0)\n%s", code, p.Output)
-	}
-	t.Logf("SIGTERM to exit: %v", took.Round(time.Millisecond))
+	svctest.CheckThreads(t, p.Pid(), eventLoop, 2, "--workers 2")
+	p.Terminate(t, 10*time.Second, 143, 0)
 
 	// after the exit every line is in the file: the last ones were flushed
 	// at shutdown. The 8 spread requests came on parallel connections, so
@@ -176,15 +169,8 @@ func TestEndpoints(t *testing.T) {
 		count[p]++
 	}
 	for i, l := range lines {
-		var e struct {
-			TS     string `json:"ts"`
-			Method string `json:"method"`
-			Path   string `json:"path"`
-			Status int    `json:"status"`
-			Bytes  *int   `json:"bytes"`
-			DurUs  *int   `json:"dur_us"`
-		}
-		if err := json.Unmarshal([]byte(l), &e); err != nil || e.TS == "" || e.Status == 0 || e.Bytes == nil || e.DurUs == nil {
+		e, err := svctest.ParseSampleLine(l)
+		if err != nil || e.TS == "" || e.Status == 0 || e.Bytes == nil || e.DurUS == nil {
 			t.Fatalf("access log line %d %q: %v", i+1, l, err)
 		}
 		count[e.Path]--
@@ -208,10 +194,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("listening line without %q:\n%s", want, p.Output)
 	}
 	svctest.Spread(t, base+"/hello", 8)
-	threads := svctest.Threads(t, p.Pid())
-	if n := svctest.CountMatching(threads, eventLoop); n != 4 {
-		t.Errorf("%d threads named %s with 2 processors and no --workers, want 4: %q", n, eventLoop, threads)
-	}
+	svctest.CheckThreads(t, p.Pid(), eventLoop, 4, "2 processors and no --workers")
 }
 
 func TestBadSwitches(t *testing.T) {

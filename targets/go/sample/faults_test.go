@@ -252,19 +252,8 @@ func TestFaultClose(t *testing.T) {
 // environment variables of Main.
 func TestRunFaultFlags(t *testing.T) {
 	t.Setenv("FAULT_CLOSE", "true") // not parallel: Setenv
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
 	logPath := filepath.Join(t.TempDir(), "access.log")
-	errc := make(chan error, 1)
-	go func() {
-		errc <- run(ctx, []string{"-port", "0", "-access-log", logPath, "-fault-log-pad", "100", "-fault-static"}, pw, io.Discard)
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := strings.TrimSpace(strings.TrimPrefix(line, "sample-go listening on "))
+	addr, stop := startRun(t, "-port", "0", "-access-log", logPath, "-fault-log-pad", "100", "-fault-static")
 	client := &http.Client{Timeout: 10 * time.Second}
 	var bodies []string
 	for _, p := range []string{"/api/generated/7", "/api/generated/128"} {
@@ -282,10 +271,7 @@ func TestRunFaultFlags(t *testing.T) {
 	if bodies[0] != bodies[1] {
 		t.Errorf("-fault-static: bodies differ: %q", bodies)
 	}
-	cancel()
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	b, _ := os.ReadFile(logPath)
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var e logEntry

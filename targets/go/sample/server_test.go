@@ -146,14 +146,7 @@ func TestAccessLog(t *testing.T) {
 		path   string
 		status int
 	}{{"/hello", 200}, {`/api/strings/a"b`, 200}, {"/api/generated/x", 400}} {
-		var e struct {
-			TS     time.Time `json:"ts"`
-			Method string    `json:"method"`
-			Path   string    `json:"path"`
-			Status int       `json:"status"`
-			Bytes  int       `json:"bytes"`
-			DurUS  int64     `json:"dur_us"`
-		}
+		var e logEntry
 		if err := json.Unmarshal([]byte(lines[i]), &e); err != nil {
 			t.Fatalf("line %d %s: %v", i, lines[i], err)
 		}

@@ -64,3 +64,60 @@ func CheckGateway(t testing.TB, gatewayBase string, up Upstream) {
 		}
 	}
 }
+
+// CheckCaddyLog reads a gateway's access log in the Go gateway's (Caddy's)
+// JSON format, which both gateways write: after the readiness requests,
+// one line per request of CheckGateway, in order (one connection, one
+// request at a time), each with its method, URI, host, status, size,
+// duration and headers. base is the gateway's http://127.0.0.1:PORT.
+func CheckCaddyLog(t testing.TB, file, base string) {
+	t.Helper()
+	paths := GatewayPaths
+	lines := WaitRequests(t, file, len(paths), func(l string) bool { return strings.Contains(l, `"uri":"/ready"`) },
+		5*time.Second)
+	if len(lines) != len(paths) {
+		t.Fatalf("access log has %d lines for %d requests", len(lines), len(paths))
+	}
+	for i, l := range lines {
+		var e caddyLine
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("access log line %d %q: %v", i+1, l, err)
+		}
+		wantStatus, wantSize := 200, -1
+		switch paths[i] {
+		case "/nope":
+			wantStatus = 404
+		case "/api/generated/128":
+			wantSize = 128
+		case "/api/generated/1048576":
+			wantSize = 1 << 20
+		}
+		if e.Level != "info" || e.Msg != "handled request" || e.TS < 1e9 || e.Request.RemoteIP != "127.0.0.1" ||
+			e.Request.Method != "GET" || e.Request.URI != paths[i] || e.Request.Host != strings.TrimPrefix(base, "http://") ||
+			len(e.Request.Headers["User-Agent"]) != 1 || e.Status != wantStatus || (wantSize >= 0 && e.Size != wantSize) ||
+			e.Duration <= 0 || len(e.RespHeaders["Content-Length"]) != 1 {
+			t.Errorf("access log line %d, want GET %s %d: %s", i+1, paths[i], wantStatus, l)
+		}
+		if paths[i] == "/api/generated/128" {
+			t.Logf("access-log line for GET /api/generated/128: %d bytes", len(l)+1)
+		}
+	}
+}
+
+// caddyLine is what CheckCaddyLog reads of a line of Caddy's access log.
+type caddyLine struct {
+	Level   string  `json:"level"`
+	TS      float64 `json:"ts"`
+	Msg     string  `json:"msg"`
+	Request struct {
+		RemoteIP string              `json:"remote_ip"`
+		Method   string              `json:"method"`
+		Host     string              `json:"host"`
+		URI      string              `json:"uri"`
+		Headers  map[string][]string `json:"headers"`
+	} `json:"request"`
+	Duration    float64             `json:"duration"`
+	Size        int                 `json:"size"`
+	Status      int                 `json:"status"`
+	RespHeaders map[string][]string `json:"resp_headers"`
+}

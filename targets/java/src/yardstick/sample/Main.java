@@ -31,7 +31,7 @@ public final class Main {
         try {
             cfg = Config.parse(Arrays.asList(args), System.getenv(), System.getProperty("sample.workers"),
                     Runtime.getRuntime().availableProcessors());
-        } catch (Config.UsageException e) {
+        } catch (Shared.UsageException e) {
             if (e.help) {
                 System.err.print(Config.USAGE);
                 System.exit(0);

@@ -4,10 +4,9 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -16,16 +15,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * handlers answer. Every response carries Content-Length.
  */
 final class Server implements HttpHandler {
-    static final int MAX_GENERATED_SIZE = 1 << 20; // bytes of input /api/generated/{size} will make
-    static final int MAX_SLEEP_MS = 60_000;
-    static final int MAX_JSON_BODY = 64 << 10;
-
-    private static final byte[] STATUS_UP = ascii("{\"status\":\"UP\"}");
-    private static final byte[] HELLO = ascii("Hello, World!");
-    private static final byte[] NOT_FOUND = ascii("404 page not found\n");
-    private static final byte[] NOT_ALLOWED = ascii("Method Not Allowed\n");
-    private static final String JSON = "application/json";
-    private static final String TEXT = "text/plain; charset=utf-8";
 
     private final Config cfg;
     private final AccessLog accessLog; // null when off
@@ -36,10 +25,6 @@ final class Server implements HttpHandler {
     Server(Config cfg, AccessLog accessLog) {
         this.cfg = cfg;
         this.accessLog = accessLog;
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** A request's access-log entry, written once its status and size are known. */
@@ -68,7 +53,7 @@ final class Server implements HttpHandler {
             System.err.println("sample-jvm: " + ex.getRequestMethod() + " " + ex.getRequestURI() + ": " + e);
             if (reply.status == 0) {
                 try {
-                    send(ex, reply, 500, JSON, ascii("{\"error\":\"internal error\"}"));
+                    send(ex, reply, Shared.error(500, "internal error"));
                 } catch (IOException ignored) {
                     // as above
                 }
@@ -93,7 +78,7 @@ final class Server implements HttpHandler {
         reply.logged = true;
         long dur = (System.nanoTime() - reply.t0) / 1000;
         accessLog.log(reply.start.getEpochSecond(), reply.start.getNano(), ex.getRequestMethod(),
-                unescape(reply.rawPath), reply.status == 0 ? 200 : reply.status, reply.bytes, dur);
+                Shared.unescape(reply.rawPath), reply.status == 0 ? 200 : reply.status, reply.bytes, dur);
     }
 
     /** The request's escaped path as bytes (the JDK hands request-line bytes over as ISO-8859-1 chars). */
@@ -107,34 +92,6 @@ final class Server implements HttpHandler {
             b[i] = (byte) p.charAt(i);
         }
         return b;
-    }
-
-    /** Percent-decodes s (the JDK has already rejected malformed escapes with 400). */
-    static byte[] unescape(byte[] s) {
-        int pct = 0;
-        for (byte c : s) {
-            if (c == '%') {
-                pct++;
-            }
-        }
-        if (pct == 0) {
-            return s;
-        }
-        byte[] out = new byte[s.length];
-        int n = 0;
-        for (int i = 0; i < s.length; i++) {
-            if (s[i] == '%' && i + 2 < s.length && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-                out[n++] = (byte) (hex(s[i + 1]) << 4 | hex(s[i + 2]));
-                i += 2;
-            } else {
-                out[n++] = s[i];
-            }
-        }
-        return java.util.Arrays.copyOf(out, n);
-    }
-
-    private static int hex(byte c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
     }
 
     private static boolean is(byte[] path, String s) {
@@ -164,7 +121,7 @@ final class Server implements HttpHandler {
                 return null;
             }
         }
-        return unescape(java.util.Arrays.copyOfRange(path, prefix.length(), path.length));
+        return Shared.unescape(Arrays.copyOfRange(path, prefix.length(), path.length));
     }
 
     private void route(HttpExchange ex, byte[] path, Reply reply) throws IOException {
@@ -176,13 +133,13 @@ final class Server implements HttpHandler {
                 notAllowed(ex, reply, "GET, HEAD");
                 return;
             }
-            send(ex, reply, 200, JSON, STATUS_UP);
+            send(ex, reply, Shared.UP);
         } else if (is(path, "/hello")) {
             if (!get) {
                 notAllowed(ex, reply, "GET, HEAD");
                 return;
             }
-            send(ex, reply, 200, TEXT, HELLO);
+            send(ex, reply, Shared.HELLO);
         } else if (is(path, "/api/json")) {
             if (!method.equals("POST")) {
                 notAllowed(ex, reply, "POST");
@@ -210,7 +167,7 @@ final class Server implements HttpHandler {
         } else {
             Headers h = ex.getResponseHeaders();
             h.set("X-Content-Type-Options", "nosniff");
-            send(ex, reply, 404, TEXT, NOT_FOUND);
+            send(ex, reply, Shared.NOT_FOUND);
         }
     }
 
@@ -218,17 +175,18 @@ final class Server implements HttpHandler {
         Headers h = ex.getResponseHeaders();
         h.set("Allow", allow);
         h.set("X-Content-Type-Options", "nosniff");
-        send(ex, reply, 405, TEXT, NOT_ALLOWED);
+        send(ex, reply, Shared.NOT_ALLOWED);
     }
 
     /** Sends status and body with an exact Content-Length (also on HEAD, as Go does). */
-    private void send(HttpExchange ex, Reply reply, int status, String contentType, byte[] body)
-            throws IOException {
+    private void send(HttpExchange ex, Reply reply, Shared.Answer a) throws IOException {
+        int status = a.status();
+        byte[] body = a.body();
         reply.status = status;
         reply.bytes = body.length;
         log(ex, reply);
         Headers h = ex.getResponseHeaders();
-        h.set("Content-Type", contentType);
+        h.set("Content-Type", a.contentType());
         if (cfg.faults.close) {
             // the close fault: JDK 17's ExchangeImpl.sendResponseHeaders marks
             // the exchange close when the handler sets this header, and
@@ -247,12 +205,6 @@ final class Server implements HttpHandler {
         }
     }
 
-    private void sendError(HttpExchange ex, Reply reply, int status, String msg) throws IOException {
-        byte[] body = new Json.Out(msg.length() + 16).raw("{\"error\":").str(msg.getBytes(StandardCharsets.UTF_8))
-                .raw("}").bytes();
-        send(ex, reply, status, JSON, body);
-    }
-
     /**
      * The static fault: sends slot's body and returns true when the fault is
      * on and slot holds one.
@@ -265,107 +217,48 @@ final class Server implements HttpHandler {
         if (b == null) {
             return false;
         }
-        send(ex, reply, 200, JSON, b);
+        send(ex, reply, new Shared.Answer(200, Shared.JSON, b));
         return true;
     }
 
     /**
-     * The body to send for a computed 200 body b: b, unless the static fault
-     * is on and another request has stored its body first (then that one).
+     * The answer to send for a computed answer a: a, unless the static
+     * fault is on, a is a 200 and another request has stored its body first
+     * (then that one).
      */
-    private byte[] remember(AtomicReference<byte[]> slot, byte[] b) {
-        if (!cfg.faults.staticResponse || slot.compareAndSet(null, b)) {
-            return b;
+    private Shared.Answer remember(AtomicReference<byte[]> slot, Shared.Answer a) {
+        if (!cfg.faults.staticResponse || a.status() != 200 || slot.compareAndSet(null, a.body())) {
+            return a;
         }
-        return slot.get();
+        return new Shared.Answer(200, Shared.JSON, slot.get());
     }
 
     private void strings(HttpExchange ex, Reply reply, byte[] value) throws IOException {
-        if (sendStatic(ex, reply, staticStrings)) {
-            return;
+        if (!sendStatic(ex, reply, staticStrings)) {
+            send(ex, reply, remember(staticStrings, Shared.strings(value, cfg.workFactor)));
         }
-        if (value.length == 0) {
-            sendError(ex, reply, 400, "empty value");
-            return;
-        }
-        send(ex, reply, 200, JSON, remember(staticStrings, Work.doWork(value, cfg.workFactor).toJson()));
     }
 
     private void generated(HttpExchange ex, Reply reply, byte[] arg) throws IOException {
-        if (sendStatic(ex, reply, staticGenerated)) {
-            return;
+        if (!sendStatic(ex, reply, staticGenerated)) {
+            send(ex, reply, remember(staticGenerated, Shared.generated(Shared.latin1(arg), cfg.workFactor)));
         }
-        Long size = Config.parseInt(new String(arg, StandardCharsets.ISO_8859_1));
-        if (size == null || size < 0 || size > MAX_GENERATED_SIZE) {
-            sendError(ex, reply, 400, "size must be an integer from 0 to " + MAX_GENERATED_SIZE);
-            return;
-        }
-        Work.Result res = Work.doWork(Work.generatedInput(size.intValue()), cfg.workFactor);
-        // the transformed strings are summarised, not echoed: the response
-        // stays small whatever the size
-        res.upper = null;
-        res.lower = null;
-        res.reverse = null;
-        send(ex, reply, 200, JSON, remember(staticGenerated, res.toJson()));
     }
 
     private void json(HttpExchange ex, Reply reply) throws IOException {
-        byte[] body = readBody(ex.getRequestBody(), MAX_JSON_BODY);
-        if (body == null) {
-            sendError(ex, reply, 400, "bad JSON document: http: request body too large");
-            return;
-        }
-        Document d;
-        try {
-            d = Document.parse(body);
-        } catch (Json.Error e) {
-            sendError(ex, reply, 400, "bad JSON document: " + e.getMessage());
-            return;
-        } catch (Document.TrailingDataException e) {
-            sendError(ex, reply, 400, e.getMessage());
-            return;
-        }
-        String invalid = d.validate();
-        if (!invalid.isEmpty()) {
-            sendError(ex, reply, 422, invalid);
-            return;
-        }
-        send(ex, reply, 200, JSON, d.toJson());
-    }
-
-    /** At most max bytes of the body; null when it is longer. */
-    private static byte[] readBody(InputStream in, int max) throws IOException {
-        byte[] buf = new byte[Math.min(max + 1, 1024)];
-        int n = 0;
-        while (true) {
-            if (n == buf.length) {
-                if (buf.length > max) {
-                    return null;
-                }
-                buf = java.util.Arrays.copyOf(buf, Math.min(max + 1, buf.length * 2));
-            }
-            int r = in.read(buf, n, buf.length - n);
-            if (r < 0) {
-                return java.util.Arrays.copyOf(buf, n);
-            }
-            n += r;
-        }
+        send(ex, reply, Shared.json(Shared.readBody(ex.getRequestBody(), Shared.MAX_JSON_BODY)));
     }
 
     private void sleep(HttpExchange ex, Reply reply, byte[] arg) throws IOException {
-        Long ms = Config.parseInt(new String(arg, StandardCharsets.ISO_8859_1));
-        if (ms == null || ms < 0 || ms > MAX_SLEEP_MS) {
-            sendError(ex, reply, 400, "ms must be an integer from 0 to " + MAX_SLEEP_MS);
+        long ms = Shared.sleepMillis(Shared.latin1(arg));
+        if (ms < 0) {
+            send(ex, reply, Shared.badSleep());
             return;
         }
         // a blocking dependency: the worker thread waits, as a thread-per-request
         // server waits on a downstream call
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
+        if (Shared.sleep(ms)) {
+            send(ex, reply, Shared.slept(ms));
         }
-        send(ex, reply, 200, JSON, ascii("{\"slept_ms\":" + ms + "}"));
     }
 }

@@ -13,7 +13,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.List;
 import yardstick.sample.Shared;
 import yardstick.sample.Shared.Answer;
@@ -35,15 +34,7 @@ public final class Main {
     public static void main(String[] args) {
         Shared.Options o = Shared.Options.parseOrExit(PROG,
                 "java [-Djdk.virtualThreadScheduler.parallelism=N] -jar helidon.jar", args, List.of());
-        Shared.RequestLog log = null;
-        if (!o.accessLog.isEmpty()) {
-            try {
-                log = new Shared.RequestLog(o.accessLog);
-            } catch (IOException e) {
-                System.err.println(PROG + ": access log: " + e.getMessage());
-                System.exit(2);
-            }
-        }
+        Shared.RequestLog log = Shared.RequestLog.openOrExit(PROG, o.accessLog);
         Routes routes = new Routes(o.workFactor, log);
         WebServer server;
         try {
@@ -108,7 +99,7 @@ public final class Main {
             get(r, "/api/strings/{value}", (req, res) ->
                     send(req, res, Shared.strings(Shared.unescape(lastSegment(req)), workFactor)));
             get(r, "/api/generated/{size}", (req, res) ->
-                    send(req, res, Shared.generated(latin1(Shared.unescape(lastSegment(req))), workFactor)));
+                    send(req, res, Shared.generated(Shared.latin1(Shared.unescape(lastSegment(req))), workFactor)));
             get(r, "/api/sleep/{ms}", this::sleep);
             r.post("/api/json", (req, res) -> send(req, res, Shared.json(readBody(req))));
             r.any("/api/json", notAllowed("POST"));
@@ -134,19 +125,15 @@ public final class Main {
         }
 
         private void sleep(ServerRequest req, ServerResponse res) {
-            long ms = Shared.sleepMillis(latin1(Shared.unescape(lastSegment(req))));
+            long ms = Shared.sleepMillis(Shared.latin1(Shared.unescape(lastSegment(req))));
             if (ms < 0) {
                 send(req, res, Shared.badSleep());
                 return;
             }
             // a blocking dependency call: the request's virtual thread waits
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+            if (Shared.sleep(ms)) {
+                send(req, res, Shared.slept(ms));
             }
-            send(req, res, Shared.slept(ms));
         }
 
         /** Writes the access-log line, then the answer with an exact Content-Length (also on HEAD). */
@@ -179,29 +166,10 @@ public final class Main {
         return Shared.latin1(raw.substring(raw.lastIndexOf('/') + 1));
     }
 
-    private static String latin1(byte[] b) {
-        return new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
-    }
-
     /** At most MAX_JSON_BODY bytes of the body; null when it is longer. */
     private static byte[] readBody(ServerRequest req) {
-        int max = Shared.MAX_JSON_BODY;
         try (InputStream in = req.content().inputStream()) {
-            byte[] buf = new byte[1024];
-            int n = 0;
-            while (true) {
-                if (n == buf.length) {
-                    if (buf.length > max) {
-                        return null;
-                    }
-                    buf = Arrays.copyOf(buf, Math.min(max + 1, buf.length * 2));
-                }
-                int r = in.read(buf, n, buf.length - n);
-                if (r < 0) {
-                    return Arrays.copyOf(buf, n);
-                }
-                n += r;
-            }
+            return Shared.readBody(in, Shared.MAX_JSON_BODY);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -37,15 +37,7 @@ public final class Main {
     public static void main(String[] args) {
         Shared.Options o = Shared.Options.parseOrExit(PROG, "java -jar vertx.jar", args, List.of(EVENT_LOOPS, WORKERS));
         int loops = o.get(EVENT_LOOPS.name());
-        Shared.RequestLog log = null;
-        if (!o.accessLog.isEmpty()) {
-            try {
-                log = new Shared.RequestLog(o.accessLog);
-            } catch (IOException e) {
-                System.err.println(PROG + ": access log: " + e.getMessage());
-                System.exit(2);
-            }
-        }
+        Shared.RequestLog log = Shared.RequestLog.openOrExit(PROG, o.accessLog);
         Vertx vertx = Vertx.vertx(new VertxOptions()
                 .setEventLoopPoolSize(loops)
                 .setWorkerPoolSize(o.get(WORKERS.name())));

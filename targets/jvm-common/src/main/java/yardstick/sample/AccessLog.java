@@ -15,9 +15,11 @@ import java.time.ZoneOffset;
  * {"ts":"2006-01-02T15:04:05.999999999Z","method":"GET","path":"/x","status":200,"bytes":13,"dur_us":42}
  * Lines are built by hand in a StringBuilder and written through one
  * buffered writer under a lock; a daemon thread flushes it every second (as
- * the Go sample does) and {@link #close} flushes the rest.
+ * the Go sample does) and {@link #close} flushes the rest. The JVM sample,
+ * the framework targets (through {@link Shared.RequestLog}) and
+ * targets/webflux write their lines with it.
  */
-final class AccessLog implements AutoCloseable {
+public final class AccessLog implements AutoCloseable {
     private final Object lock = new Object();
     private final Writer out;
     private final StringBuilder line = new StringBuilder(256);
@@ -27,12 +29,13 @@ final class AccessLog implements AutoCloseable {
     private volatile boolean closed;
     private final String pad; // the log-pad fault: appended before each line's closing brace
 
-    AccessLog(String path) throws IOException {
+    /** Opens (appends to) the log at path. */
+    public AccessLog(String path) throws IOException {
         this(path, 0);
     }
 
     /** An access log whose lines each have padBytes more bytes (the log-pad fault). */
-    AccessLog(String path, int padBytes) throws IOException {
+    public AccessLog(String path, int padBytes) throws IOException {
         pad = pad(padBytes);
         out = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(path, true), StandardCharsets.UTF_8),
                 64 << 10);
@@ -66,7 +69,7 @@ final class AccessLog implements AutoCloseable {
      * Logs one request. epochSecond/nano is the start time; path is the
      * decoded path as UTF-8 bytes (Go's r.URL.Path).
      */
-    void log(long epochSecond, int nano, String method, byte[] path, int status, long bytes, long durMicros) {
+    public void log(long epochSecond, int nano, String method, byte[] path, int status, long bytes, long durMicros) {
         synchronized (lock) {
             StringBuilder b = line;
             b.setLength(0);
@@ -144,6 +147,7 @@ final class AccessLog implements AutoCloseable {
         b.append('"');
     }
 
+    /** Flushes and closes the log; later lines are dropped. */
     @Override
     public void close() {
         closed = true;

@@ -93,22 +93,37 @@ final class Document {
             r.skipValue();
         }
 
-        void document(Document d) throws Json.Error {
-            Json.Kind k = r.peek();
-            if (k == Json.Kind.NULL) {
-                r.skipValue();
-                return;
-            }
-            if (k != Json.Kind.OBJECT) {
-                typeError(k, "", "sample.Document");
-                firstTypeError = "json: cannot unmarshal " + k.goName + " into Go value of type sample.Document";
+        /** Reads one member of an object, the value after key (already lower-cased, as Go matches it). */
+        private interface Member {
+            void read(String key, String asSent) throws Json.Error;
+        }
+
+        /** Reads an object's members with m; a null or another kind of value (a type error) reads none. */
+        private void members(String field, String type, Member m) throws Json.Error {
+            if (!next(Json.Kind.OBJECT, field, type)) {
                 return;
             }
             r.pos++;
             for (boolean first = true; r.objectMore(first); first = false) {
                 String key = new String(r.readString(), StandardCharsets.UTF_8);
                 r.expect(':', "after object key");
-                switch (key.toLowerCase(java.util.Locale.ROOT)) {
+                m.read(key.toLowerCase(java.util.Locale.ROOT), key);
+            }
+        }
+
+        private static Json.Error unknown(String key) {
+            return new Json.Error("json: unknown field \"" + key + "\"");
+        }
+
+        void document(Document d) throws Json.Error {
+            Json.Kind k = r.peek();
+            if (k != Json.Kind.NULL && k != Json.Kind.OBJECT) {
+                typeError(k, "", "sample.Document");
+                firstTypeError = "json: cannot unmarshal " + k.goName + " into Go value of type sample.Document";
+                return;
+            }
+            members("", "sample.Document", (key, asSent) -> {
+                switch (key) {
                     case "id": d.id = int64(d.id, "Document.id"); break;
                     case "name": d.name = string(d.name, "Document.name"); break;
                     case "email": d.email = string(d.email, "Document.email"); break;
@@ -117,105 +132,83 @@ final class Document {
                     case "tags": d.tags = tags(d.tags); break;
                     case "address": address(d.address); break;
                     case "created": d.created = time(d.created); break;
-                    default: throw new Json.Error("json: unknown field \"" + key + "\"");
+                    default: throw unknown(asSent);
                 }
-            }
+            });
         }
 
         void address(Address a) throws Json.Error {
-            Json.Kind k = r.peek();
-            if (k == Json.Kind.NULL) {
-                r.skipValue();
-                return;
-            }
-            if (k != Json.Kind.OBJECT) {
-                typeError(k, "Document.address", "struct { Street string \"json:\\\"street\\\"\"; City string "
-                        + "\"json:\\\"city\\\"\"; Zip string \"json:\\\"zip\\\"\"; Country string "
-                        + "\"json:\\\"country\\\"\" }");
-                return;
-            }
-            r.pos++;
-            for (boolean first = true; r.objectMore(first); first = false) {
-                String key = new String(r.readString(), StandardCharsets.UTF_8);
-                r.expect(':', "after object key");
-                switch (key.toLowerCase(java.util.Locale.ROOT)) {
+            members("Document.address", "struct { Street string \"json:\\\"street\\\"\"; City string "
+                    + "\"json:\\\"city\\\"\"; Zip string \"json:\\\"zip\\\"\"; Country string "
+                    + "\"json:\\\"country\\\"\" }", (key, asSent) -> {
+                switch (key) {
                     case "street": a.street = string(a.street, "Document.address.street"); break;
                     case "city": a.city = string(a.city, "Document.address.city"); break;
                     case "zip": a.zip = string(a.zip, "Document.address.zip"); break;
                     case "country": a.country = string(a.country, "Document.address.country"); break;
-                    default: throw new Json.Error("json: unknown field \"" + key + "\"");
+                    default: throw unknown(asSent);
                 }
+            });
+        }
+
+        /**
+         * Whether a value of kind want comes next; a null is skipped (the
+         * field keeps its value, as Go leaves it) and any other kind is a
+         * type error (recorded by typeError): both false.
+         */
+        private boolean next(Json.Kind want, String field, String type) throws Json.Error {
+            Json.Kind k = r.peek();
+            if (k == want) {
+                return true;
+            }
+            if (k == Json.Kind.NULL) {
+                r.skipValue();
+            } else {
+                typeError(k, field, type);
+            }
+            return false;
+        }
+
+        /** Records Go's error for a number out of the field's range, when it is the first type error. */
+        private void outOfRange(String number, String field, String type) {
+            if (firstTypeError == null) {
+                firstTypeError = "json: cannot unmarshal number " + number + " into Go struct field " + field
+                        + " of type " + type;
             }
         }
 
         byte[] string(byte[] old, String field) throws Json.Error {
-            Json.Kind k = r.peek();
-            if (k == Json.Kind.STRING) {
-                return r.readString();
-            }
-            if (k == Json.Kind.NULL) {
-                r.skipValue();
-                return old;
-            }
-            typeError(k, field, "string");
-            return old;
+            return next(Json.Kind.STRING, field, "string") ? r.readString() : old;
         }
 
         boolean bool(boolean old, String field) throws Json.Error {
-            Json.Kind k = r.peek();
-            if (k == Json.Kind.BOOL) {
-                return r.readBool();
-            }
-            if (k == Json.Kind.NULL) {
-                r.skipValue();
-                return old;
-            }
-            typeError(k, field, "bool");
-            return old;
+            return next(Json.Kind.BOOL, field, "bool") ? r.readBool() : old;
         }
 
         long int64(long old, String field) throws Json.Error {
-            Json.Kind k = r.peek();
-            if (k == Json.Kind.NUMBER) {
-                String s = r.readNumber();
-                Long v = Config.parseInt(s);
-                if (v == null || s.startsWith("+")) {
-                    if (firstTypeError == null) {
-                        firstTypeError = "json: cannot unmarshal number " + s + " into Go struct field " + field
-                                + " of type int64";
-                    }
-                    return old;
-                }
-                return v;
-            }
-            if (k == Json.Kind.NULL) {
-                r.skipValue();
+            if (!next(Json.Kind.NUMBER, field, "int64")) {
                 return old;
             }
-            typeError(k, field, "int64");
-            return old;
+            String s = r.readNumber();
+            Long v = Shared.parseInt(s);
+            if (v == null || s.startsWith("+")) {
+                outOfRange(s, field, "int64");
+                return old;
+            }
+            return v;
         }
 
         double float64(double old, String field) throws Json.Error {
-            Json.Kind k = r.peek();
-            if (k == Json.Kind.NUMBER) {
-                String s = r.readNumber();
-                double v = Double.parseDouble(s);
-                if (Double.isInfinite(v)) {
-                    if (firstTypeError == null) {
-                        firstTypeError = "json: cannot unmarshal number " + s + " into Go struct field " + field
-                                + " of type float64";
-                    }
-                    return old;
-                }
-                return v;
-            }
-            if (k == Json.Kind.NULL) {
-                r.skipValue();
+            if (!next(Json.Kind.NUMBER, field, "float64")) {
                 return old;
             }
-            typeError(k, field, "float64");
-            return old;
+            String s = r.readNumber();
+            double v = Double.parseDouble(s);
+            if (Double.isInfinite(v)) {
+                outOfRange(s, field, "float64");
+                return old;
+            }
+            return v;
         }
 
         List<byte[]> tags(List<byte[]> old) throws Json.Error {

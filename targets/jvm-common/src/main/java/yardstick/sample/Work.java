@@ -6,9 +6,11 @@ import java.util.zip.CRC32;
  * The CPU-bound work of the string endpoints, byte for byte what the Go
  * sample computes: Go strings are byte sequences, so everything here works
  * on UTF-8 bytes and decodes them with Go's rules (each byte of an invalid
- * sequence is one U+FFFD).
+ * sequence is one U+FFFD). The CRC-32 functions and the generated text are
+ * public: targets/webflux does its string work the Spring way but computes
+ * the checksums and the /api/generated input with these.
  */
-final class Work {
+public final class Work {
     private Work() {
     }
 
@@ -69,7 +71,7 @@ final class Work {
     private static final String ALPHABET = "The quick brown fox jumps over the lazy dog 0123456789 ";
 
     /** size bytes of text that depend only on size (Go's generatedInput). */
-    static byte[] generatedInput(int size) {
+    public static byte[] generatedInput(int size) {
         byte[] b = new byte[size];
         int x = size * (int) 2654435761L + 1;
         int n = ALPHABET.length();
@@ -155,7 +157,7 @@ final class Work {
     // ---- CRC-32 (IEEE), through the JDK's intrinsic java.util.zip.CRC32
 
     /** crc32.ChecksumIEEE(b). */
-    static int crc32(byte[] b) {
+    public static int crc32(byte[] b) {
         CRC32 c = new CRC32();
         c.update(b, 0, b.length);
         return (int) c.getValue();
@@ -181,7 +183,7 @@ final class Work {
      * running the table backwards) and then b: the same result as Go's, at
      * the JDK's (hardware-accelerated) speed for b, like Go's own.
      */
-    static int crc32Update(int crc, byte[] b) {
+    public static int crc32Update(int crc, byte[] b) {
         CRC32 c = new CRC32();
         c.update(prefixFor(crc), 0, 4);
         c.update(b, 0, b.length);

@@ -1,6 +1,7 @@
 package yardstick.sample;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
@@ -9,14 +10,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The JVM sample's endpoint work, opened to the framework targets
- * (targets/helidon, targets/vertx, targets/quarkus). Each framework compiles
- * this file together with the sample's own Work, Utf8, Json, Document and
- * AccessLog (targets/java/src), so the string work, the generated text, the
- * JSON binding and the access-log line are the same code, byte for byte, in
- * every JVM target and the Go sample's twin: only the HTTP server, the
+ * The samples' endpoint work, opened to every JVM target: the JVM sample
+ * (targets/java) and the framework targets (targets/helidon, targets/vertx,
+ * targets/quarkus) answer with it, so the string work, the generated text,
+ * the JSON binding and the access-log line are the same code, byte for byte,
+ * in every JVM target and the Go sample's twin: only the HTTP server, the
  * routing and the threads differ. This class only adapts: it answers a
- * request's decoded parameters with a status, a content type and a body.
+ * request's decoded parameters with a status, a content type and a body,
+ * and parses the switches every JVM target takes.
  */
 public final class Shared {
     private Shared() {
@@ -118,9 +119,48 @@ public final class Shared {
         return new Answer(200, JSON, ascii("{\"slept_ms\":" + ms + "}"));
     }
 
+    /**
+     * The blocking dependency of /api/sleep/{ms}: sleeps ms milliseconds on
+     * the calling thread and returns true, or false when interrupted (the
+     * interrupt is kept).
+     */
+    public static boolean sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** At most max bytes of in; null when it holds more. */
+    public static byte[] readBody(InputStream in, int max) throws IOException {
+        byte[] buf = new byte[Math.min(max + 1, 1024)];
+        int n = 0;
+        while (true) {
+            if (n == buf.length) {
+                if (buf.length > max) {
+                    return null;
+                }
+                buf = Arrays.copyOf(buf, Math.min(max + 1, buf.length * 2));
+            }
+            int r = in.read(buf, n, buf.length - n);
+            if (r < 0) {
+                return Arrays.copyOf(buf, n);
+            }
+            n += r;
+        }
+    }
+
     /** The bytes of s, a request-line string in which every char is one byte (ASCII or ISO-8859-1). */
     public static byte[] latin1(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** The string of b, one char per byte (ISO-8859-1): a decoded path segment as the parsers here take it. */
+    public static String latin1(byte[] b) {
+        return new String(b, StandardCharsets.ISO_8859_1);
     }
 
     /** Percent-decodes s; a malformed escape stays as it is. */
@@ -202,6 +242,23 @@ public final class Shared {
         }
 
         /**
+         * The log at path, null when path is empty (the log is off); when it
+         * cannot be opened, says why on stderr after prog and exits 2.
+         */
+        public static RequestLog openOrExit(String prog, String path) {
+            if (path.isEmpty()) {
+                return null;
+            }
+            try {
+                return new RequestLog(path);
+            } catch (IOException e) {
+                System.err.println(prog + ": access log: " + e.getMessage());
+                System.exit(2);
+                return null;
+            }
+        }
+
+        /**
          * Logs one request that started at start (wall clock) and startNanos
          * (System.nanoTime); rawPath is the escaped path as sent, logged
          * decoded (Go's r.URL.Path); bytes is the body's length.
@@ -230,14 +287,24 @@ public final class Shared {
         }
     }
 
-    /** An integer switch of one framework (a thread count), with its environment variable and range. */
+    /**
+     * An integer switch of one target (a thread count, a fault's size),
+     * with its environment variable and range.
+     */
     public record IntSwitch(String name, String env, int def, int min, int max, String help) {
     }
 
     /**
-     * The switches every framework target takes, each defaulting to an
-     * environment variable (the samples' names), plus the framework's own
-     * integer switches.
+     * A boolean switch of one target, with its environment variable: a bare
+     * {@code --name} means true, as a bare {@code --nodelay} does.
+     */
+    public record BoolSwitch(String name, String env, boolean def) {
+    }
+
+    /**
+     * The switches every JVM target takes, each defaulting to an
+     * environment variable (the samples' names), plus the target's own
+     * integer and boolean switches.
      */
     public static final class Options {
         /** --port N [$PORT, default 8080]: the TCP port on 127.0.0.1; 0 picks a free one. */
@@ -249,10 +316,20 @@ public final class Shared {
         /** --work-factor N [$WORK_FACTOR, default 10]: times the string endpoints repeat their work. */
         public int workFactor = 10;
         private final Map<String, Integer> ints = new LinkedHashMap<>();
+        private final Map<String, Boolean> bools = new LinkedHashMap<>();
 
-        /** The value of the framework switch name. */
+        /** The value of the target's integer switch name. */
         public int get(String name) {
             Integer v = ints.get(name);
+            if (v == null) {
+                throw new IllegalArgumentException("no switch --" + name);
+            }
+            return v;
+        }
+
+        /** The value of the target's boolean switch name. */
+        public boolean flag(String name) {
+            Boolean v = bools.get(name);
             if (v == null) {
                 throw new IllegalArgumentException("no switch --" + name);
             }
@@ -284,10 +361,19 @@ public final class Shared {
          */
         public static Options parse(List<String> args, Map<String, String> env, List<IntSwitch> extra)
                 throws UsageException {
+            return parse(args, env, extra, List.of());
+        }
+
+        /** {@link #parse(List, Map, List)} with the target's boolean switches too. */
+        public static Options parse(List<String> args, Map<String, String> env, List<IntSwitch> extra,
+                List<BoolSwitch> flags) throws UsageException {
             Options o = new Options();
+            o.bools.put("nodelay", envBool(env, "TCP_NODELAY", true));
+            for (BoolSwitch f : flags) {
+                o.bools.put(f.name(), envBool(env, f.env(), f.def()));
+            }
             o.port = envInt(env, "PORT", o.port);
             o.accessLog = env.getOrDefault("ACCESS_LOG", o.accessLog);
-            o.nodelay = envBool(env, "TCP_NODELAY", o.nodelay);
             o.workFactor = envInt(env, "WORK_FACTOR", o.workFactor);
             Map<String, IntSwitch> byName = new LinkedHashMap<>();
             for (IntSwitch s : extra) {
@@ -315,15 +401,15 @@ public final class Shared {
                 if (name.equals("h") || name.equals("help")) {
                     throw new UsageException("", true);
                 }
-                if (name.equals("nodelay")) {
+                if (o.bools.containsKey(name)) {
                     if (value == null && i + 1 < args.size() && parseBool(args.get(i + 1)) != null) {
                         value = args.get(++i);
                     }
                     Boolean on = value == null ? Boolean.TRUE : parseBool(value);
                     if (on == null) {
-                        throw new UsageException("invalid boolean value \"" + value + "\" for --nodelay", false);
+                        throw new UsageException("invalid boolean value \"" + value + "\" for --" + name, false);
                     }
-                    o.nodelay = on;
+                    o.bools.put(name, on);
                     continue;
                 }
                 boolean known = name.equals("port") || name.equals("access-log") || name.equals("work-factor")
@@ -360,9 +446,11 @@ public final class Shared {
             for (IntSwitch s : extra) {
                 int v = o.ints.get(s.name());
                 if (v < s.min() || v > s.max()) {
-                    throw new UsageException(s.name() + " " + v + ": want " + s.min() + ".." + s.max(), false);
+                    throw new UsageException(s.name().replace('-', ' ') + " " + v + ": want " + s.min() + ".."
+                            + s.max(), false);
                 }
             }
+            o.nodelay = o.bools.get("nodelay");
             return o;
         }
 
@@ -371,15 +459,24 @@ public final class Shared {
          * on stderr and exits: 2 for a bad switch, 0 for --help.
          */
         public static Options parseOrExit(String prog, String launch, String[] args, List<IntSwitch> extra) {
+            return parseOrExit(prog, usage(launch, extra), args, extra, List.of());
+        }
+
+        /**
+         * {@link #parseOrExit(String, String, String[], List)} with the
+         * target's boolean switches and its own usage text.
+         */
+        public static Options parseOrExit(String prog, String usage, String[] args, List<IntSwitch> extra,
+                List<BoolSwitch> flags) {
             try {
-                return parse(List.of(args), System.getenv(), extra);
+                return parse(List.of(args), System.getenv(), extra, flags);
             } catch (UsageException e) {
                 if (e.help) {
-                    System.err.print(usage(launch, extra));
+                    System.err.print(usage);
                     System.exit(0);
                 }
                 System.err.println(prog + ": " + e.getMessage());
-                System.err.print(usage(launch, extra));
+                System.err.print(usage);
                 System.exit(2);
                 return null;
             }
