@@ -178,9 +178,15 @@ func TestFaultWarmup(t *testing.T) {
 	if early < WarmupCost/2 {
 		t.Errorf("a request at the start took %s, want about %s more than a fair one", early, WarmupCost)
 	}
-	time.Sleep(350 * time.Millisecond)
-	if late, _ := took(faulty); late > WarmupCost/2 {
-		t.Errorf("a request after the warm-up took %s, want no extra cost", late)
+	time.Sleep(350 * time.Millisecond) // the warm-up is a time from start
+	// the fastest of five: one request can be descheduled on a busy machine
+	late := time.Hour
+	for range 5 {
+		d, _ := took(faulty)
+		late = min(late, d)
+	}
+	if late > WarmupCost/2 {
+		t.Errorf("the fastest of 5 requests after the warm-up took %s, want no extra cost", late)
 	}
 }
 
