@@ -1,8 +1,12 @@
+//go:build integration
+
 // Package java_test builds the JVM sample target (targets/java) with its
 // build.sh and checks the running service from outside: every endpoint,
 // the access log, the worker threads in /proc, TCP_NODELAY, switches and
 // SIGTERM. A JDK 17 is a requirement of the project (.ci/deps installs it),
-// so a missing java or javac fails the tests; it never skips them.
+// so a missing java or javac fails the tests; it never skips them. They
+// need the JDK, not Go alone, so they carry the build tag integration and
+// run in make test-integration.
 package java_test
 
 import (
@@ -266,7 +270,7 @@ const (
 		`"zip":"SW1Y 4JH","country":"GB"},"created":"2024-03-01T12:00:00Z"}`
 )
 
-func TestEndpoints(t *testing.T) {
+func TestIntegrationEndpoints(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "access.log")
 	port := freePort(t)
 	p := start(t, []string{"-Xms64m", "-Xmx64m", "-Dsample.workers=2"},
@@ -458,14 +462,14 @@ func medianLatency(t *testing.T, port, n int, path string) time.Duration {
 	return d[len(d)/2]
 }
 
-// TestNoDelayAndDefaults starts the service from the environment ($PORT,
-// $WORK_FACTOR), with --nodelay false and no sample.workers, and checks
+// TestIntegrationNoDelayAndDefaults starts the service from the
+// environment ($PORT, $WORK_FACTOR), with --nodelay false and no sample.workers, and checks
 // that: the worker count follows -XX:ActiveProcessorCount; the work factor
 // comes from $WORK_FACTOR; and without TCP_NODELAY the JDK's server shows
 // the Nagle + delayed-ACK floor (~40 ms per keep-alive request, because it
 // writes the headers and the body in two writes) that --nodelay true (the
 // default, checked in the same way) removes.
-func TestNoDelayAndDefaults(t *testing.T) {
+func TestIntegrationNoDelayAndDefaults(t *testing.T) {
 	port := freePort(t)
 	p := start(t, []string{"-Xms64m", "-Xmx64m", "-XX:ActiveProcessorCount=3"}, []string{"--nodelay", "false"},
 		[]string{"PORT=" + strconv.Itoa(port), "WORK_FACTOR=3"})
@@ -493,7 +497,7 @@ func TestNoDelayAndDefaults(t *testing.T) {
 	}
 }
 
-func TestBadSwitches(t *testing.T) {
+func TestIntegrationBadSwitches(t *testing.T) {
 	for _, args := range [][]string{
 		{"--work-factor", "0"},
 		{"--port", "70000"},
@@ -593,8 +597,8 @@ func keepAlive(t *testing.T, port int, path string, wait time.Duration) (saidClo
 	return saidClose, closed, resp.StatusCode == http.StatusOK
 }
 
-// TestFaults starts a fair server and one server per fault switch, all
-// with -Dsample.workers=2 and --work-factor 2, and checks each switch
+// TestIntegrationFaults starts a fair server and one server per fault
+// switch, all with -Dsample.workers=2 and --work-factor 2, and checks each switch
 // against the fair twin:
 //   - --fault-log-pad 858 (1108 vs 250 bytes/request, docs/methodology.md#duties): the line
 //     for the same request is 858 bytes longer; FAULT_LOG_PAD=5 (the
@@ -604,7 +608,7 @@ func keepAlive(t *testing.T, port int, path string, wait time.Duration) (saidClo
 //     /xyz) get the same body, the twin different ones;
 //   - --fault-close: Connection: close on the first response of a raw
 //     keep-alive client, then EOF; the twin answers the second request.
-func TestFaults(t *testing.T) {
+func TestIntegrationFaults(t *testing.T) {
 	jvm := []string{"-Xms32m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dsample.workers=2"}
 	type server struct {
 		name string

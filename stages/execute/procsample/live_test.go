@@ -277,23 +277,6 @@ func TestLiveChurn(t *testing.T) {
 	t.Logf("%d samples", n)
 }
 
-func TestLiveJVMThreadNames(t *testing.T) {
-	pfs := realFS(t)
-	c := startJava(t)
-	re := regexp.MustCompile(`^sample-worker-`)
-	s := take(t, pfs, c.pgid, re)
-	if s.MatchedThreads != 3 {
-		t.Errorf("MatchedThreads = %d, want 3", s.MatchedThreads)
-	}
-	names, err := ThreadNames(pfs, c.pgid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := CountMatching(names, re); n != 3 || len(names) != s.Threads {
-		t.Errorf("%d of %d names match (sample: %d threads): %q", n, len(names), s.Threads, names)
-	}
-}
-
 func TestLiveAffinity(t *testing.T) {
 	pfs := realFS(t)
 	self, err := Affinity(pfs, os.Getpid())
