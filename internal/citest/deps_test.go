@@ -115,14 +115,8 @@ func TestMakeTargetsNameTheirGroups(t *testing.T) {
 	}
 	depsCall := regexp.MustCompile(`(?m)^\./\.ci/deps (.*)$`)
 	for target, want := range cases {
-		cmd := exec.Command("make", "-n", "-C", repoRoot(t), target)
-		cmd.Env = append(os.Environ(), "MAKEFLAGS=")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("make -n %s: %v\n%s", target, err, out)
-		}
 		var got []string
-		for _, m := range depsCall.FindAllStringSubmatch(string(out), -1) {
+		for _, m := range depsCall.FindAllStringSubmatch(makeN(t, target), -1) {
 			got = append(got, m[1])
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
