@@ -1,7 +1,7 @@
 # yardstick: the two commands that matter on a fresh machine are
 #   make demo   run the embedded default experiment (experiments/demo.cue)
-#   make test   run the tests that need Go alone, in minutes (CI runs
-#               them, then make test-integration, through .ci/run)
+#   make test   run the tests that need Go alone (CI runs them, then
+#               make test-integration, through .ci/run)
 
 GO        ?= go
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
@@ -100,7 +100,7 @@ $(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json
 
 # make test is the developer's loop and needs Go alone (no JDK, Node.js,
 # Python or Chromium): vet, gofmt, the unit and golden tests and the CLI
-# scripts of cmd/yardstick/testdata/script, in a few minutes. -p 1:
+# scripts of cmd/yardstick/testdata/script, no long real run. -p 1:
 # packages one at a time, so that the scripts that measure short real runs
 # (pinned to CPUs 0 and 1) are not disturbed by other packages' tests.
 test:
