@@ -1,6 +1,7 @@
 # yardstick: the two commands that matter on a fresh machine are
 #   make demo   run the embedded default experiment (experiments/demo.cue)
-#   make test   run the tests (what CI runs, through .ci/run)
+#   make test   run the tests that need Go alone (CI runs them, then
+#               make test-integration, through .ci/run)
 
 GO        ?= go
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
@@ -9,7 +10,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration-test design-trial pyenv test demo study study-name bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration-test design-trial pyenv test test-integration ruptures-reference demo study study-name bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -96,7 +97,7 @@ $(VENV)/.installed: requirements.txt
 
 # deps-GROUP installs what one purpose needs on a fresh Debian 12 machine
 # with Go, only what is missing, with apt-get (.ci/deps names the groups:
-# demo, test, frameworks, bench, slurm, netns); each target below names
+# demo, integration, frameworks, bench, slurm, netns); each target below names
 # the groups it uses. deps installs them all (what .ci/run needs).
 deps:
 	@./.ci/deps all
@@ -112,12 +113,33 @@ interop-deps: $(INTEROP)/node_modules/.package-lock.json
 $(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json
 	cd $(INTEROP) && npm ci --no-audit --no-fund
 
-# -p 1: packages one at a time, so that the scripts that measure real runs
+# make test is the developer's loop and needs Go alone (no JDK, Node.js,
+# Python or Chromium): vet, gofmt, the unit and golden tests and the CLI
+# scripts of cmd/yardstick/testdata/script, no long real run. -p 1:
+# packages one at a time, so that the scripts that measure short real runs
 # (pinned to CPUs 0 and 1) are not disturbed by other packages' tests.
-test: deps-test interop-deps pyenv
+test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 -p 1 -timeout 9m ./...
+
+# The tests that need more than Go, or long real runs, tagged `integration`
+# and named TestIntegration*: the CLI scripts of
+# cmd/yardstick/testdata/integration (real targets for many seconds, the
+# JVM sample, DuckDB/pandas/polars reading a run's tables, the notebook),
+# the Parquet interop checks, the report in Chromium, the JVM sample's own
+# tests, JVM thread names in /proc and ruptures run live against its
+# recorded answers. .ci/run runs it after make test.
+test-integration: deps-integration interop-deps pyenv
+	$(GO) vet -tags integration ./...
+	$(GO) test -tags integration -count=1 -p 1 -timeout 30m -run '^TestIntegration' ./...
+
+# Record ruptures' answers for the changepoint reference check
+# (stats/changepoint/testdata/ruptures_ref.json, committed; make test
+# compares Detect with them): after a change to its cases or to the
+# ruptures pin in requirements.txt. Review the diff before committing.
+ruptures-reference: pyenv
+	YARDSTICK_UPDATE=1 $(GO) test -count=1 -run '^TestRupturesReference$$' ./stats/changepoint
 
 # The default experiment: Go vs JVM sample targets, 4 short cells. It
 # needs Go and a JDK 17; .ci/deps demo installs the JDK if it is missing,

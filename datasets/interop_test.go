@@ -1,3 +1,9 @@
+//go:build integration
+
+// The readers that are not ours (DuckDB under Node.js, pyarrow, pandas,
+// polars, the notebook) need Node.js and the .venv, not Go alone: these
+// tests carry the build tag integration and run in make test-integration.
+
 package datasets_test
 
 import (
@@ -18,14 +24,14 @@ import (
 	"yardstick/stages/tabulate"
 )
 
-// TestInteropDuckDB writes a run (some cells pending, one failed), builds
-// its tables, and has a foreign reader check them: interop/check.mjs reads
-// every table with DuckDB, asserts the documented column types, the cell
-// count, the metadata, decodes each histogram with hdr-histogram-js to
-// compare with the stored percentiles, and runs SCHEMA.md's SQL snippets.
-// It needs node and the modules installed by `make interop-deps`; it
-// fails, never skips, without them.
-func TestInteropDuckDB(t *testing.T) {
+// TestIntegrationInteropDuckDB writes a run (some cells pending, one
+// failed), builds its tables, and has a foreign reader check them:
+// interop/check.mjs reads every table with DuckDB, asserts the documented
+// column types, the cell count, the metadata, decodes each histogram with
+// hdr-histogram-js to compare with the stored percentiles, and runs
+// SCHEMA.md's SQL snippets. It needs node and the modules installed by
+// `make interop-deps`; it fails, never skips, without them.
+func TestIntegrationInteropDuckDB(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed: the interop check needs Node.js >= 20 (apt-get install nodejs npm), then make interop-deps")
@@ -57,13 +63,13 @@ func TestInteropDuckDB(t *testing.T) {
 	}
 }
 
-// TestInteropPython has the Python readers check the same runs:
+// TestIntegrationInteropPython has the Python readers check the same runs:
 // interop/check.py reads every table with pyarrow, pandas and polars,
-// asserts the dtypes that SCHEMA.md's types give, the metadata against
-// the code's schema version, decodes each histogram with the hdrhistogram
+// asserts the dtypes that SCHEMA.md's types give, the metadata against the
+// code's schema version, decodes each histogram with the hdrhistogram
 // package, and runs SCHEMA.md's Python snippets. It needs the .venv of
 // `make pyenv`; it fails, never skips, without it.
-func TestInteropPython(t *testing.T) {
+func TestIntegrationInteropPython(t *testing.T) {
 	python := venvPython(t)
 	_, rd, rd2 := writeRuns(t)
 	check := func(runDir, schema string, flags ...string) ([]byte, error) {
@@ -121,13 +127,14 @@ func TestInteropPython(t *testing.T) {
 	}
 }
 
-// TestNotebook executes notebooks/yardstick.ipynb with notebooks/run.py
-// (nbclient, the .venv's ipykernel) on two runs of an experiment, then on
-// a lone run with pending and failed cells: every cell runs, figures come
-// out as PNGs, and the comparison says which runs it compares, or that
-// there is only one. The committed notebook has no outputs, and the runner
-// fails on a cell that raises and on a notebook without a figure.
-func TestNotebook(t *testing.T) {
+// TestIntegrationNotebook executes notebooks/yardstick.ipynb with
+// notebooks/run.py (nbclient, the .venv's ipykernel) on two runs of an
+// experiment, then on a lone run with pending and failed cells: every cell
+// runs, figures come out as PNGs, and the comparison says which runs it
+// compares, or that there is only one. The committed notebook has no
+// outputs, and the runner fails on a cell that raises and on a notebook
+// without a figure.
+func TestIntegrationNotebook(t *testing.T) {
 	nbPath := filepath.Join("..", "notebooks", "yardstick.ipynb")
 	if err := noOutputs(nbPath); err != nil {
 		t.Error(err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // threadCPUs reads Cpus_allowed_list of every thread of this process.
@@ -74,17 +73,21 @@ func TestPinChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	// start threads after the pin: they must inherit the mask
-	var wg sync.WaitGroup
+	// (each goroutine holds its own thread from LockOSThread until the
+	// release: four threads at least once all four have started)
+	var wg, started sync.WaitGroup
 	release := make(chan struct{})
 	for range 4 {
 		wg.Add(1)
+		started.Add(1)
 		go func() {
 			defer wg.Done()
 			runtime.LockOSThread()
+			started.Done()
 			<-release
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	started.Wait()
 	got, err := threadCPUs()
 	close(release)
 	wg.Wait()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -17,7 +18,7 @@ import (
 func init() {
 	scriptCommands["sample-go"] = func() { os.Exit(sample.Main(os.Args[1:], os.Stdout, os.Stderr)) }
 	scriptCommands["waitport"] = waitPort
-	scriptCommands["pause"] = pause
+	scriptCmds["waitgrow"] = cmdWaitGrow
 	scriptSetups = append(scriptSetups, func(e *testscript.Env) error {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -48,12 +49,23 @@ func waitPort() {
 	os.Exit(1)
 }
 
-// pause sleeps for the duration in its argument (testscript has no sleep).
-func pause() {
-	d, err := time.ParseDuration(os.Args[len(os.Args)-1])
-	if len(os.Args) != 2 || err != nil || d > time.Minute {
-		fmt.Fprintln(os.Stderr, "usage: pause DURATION (at most 1m)")
-		os.Exit(2)
+// cmdWaitGrow is the script command waitgrow FILE N: wait (at most 30 s)
+// until FILE has N lines more than it has now (a target's access log: the
+// requests it has answered since).
+func cmdWaitGrow(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitgrow FILE N")
 	}
-	time.Sleep(d)
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	lines := func() int {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		return bytes.Count(b, []byte("\n"))
+	}
+	want := lines() + n
+	for deadline := time.Now().Add(30 * time.Second); lines() < want; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s has %d lines after 30 s, want %d", args[0], lines(), want)
+		}
+	}
 }

@@ -21,12 +21,15 @@ import (
 )
 
 // The run scripts need the sample targets: they are built once per test
-// binary and linked into every script's $WORK/bin.
+// binary and linked into every script's $WORK/bin; the JVM one (with the
+// JDK) only for the suite that runs it (TestIntegrationScripts).
 var (
 	sampleOnce sync.Once
 	sampleBin  string
-	sampleJar  string
 	sampleErr  error
+	jarOnce    sync.Once
+	sampleJar  string
+	jarErr     error
 )
 
 func buildSample() (string, error) {
@@ -40,16 +43,26 @@ func buildSample() (string, error) {
 		out, err := exec.Command("go", "build", "-o", sampleBin, "yardstick/targets/go").CombinedOutput()
 		if err != nil {
 			sampleErr = fmt.Errorf("build the Go sample target: %v\n%s", err, out)
+		}
+	})
+	return sampleBin, sampleErr
+}
+
+func buildJar() (string, error) {
+	jarOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "yardstick-sample-jvm-")
+		if err != nil {
+			jarErr = err
 			return
 		}
 		sampleJar = filepath.Join(dir, "sample-jvm.jar")
 		build := exec.Command("sh", "targets/java/build.sh", sampleJar)
 		build.Dir = "../.."
 		if out, err := build.CombinedOutput(); err != nil {
-			sampleErr = fmt.Errorf("build the JVM sample target (needs a JDK: apt-get install openjdk-17-jdk-headless): %v\n%s", err, out)
+			jarErr = fmt.Errorf("build the JVM sample target (needs a JDK: apt-get install openjdk-17-jdk-headless): %v\n%s", err, out)
 		}
 	})
-	return sampleBin, sampleErr
+	return sampleJar, jarErr
 }
 
 // realRuns serializes the scripts that measure (run_*, rerun_*): they all
@@ -71,8 +84,14 @@ func init() {
 			return err
 		}
 		e.Setenv("SAMPLE_BIN", bin)
-		if err := os.Symlink(sampleJar, filepath.Join(e.WorkDir, "bin", "sample-jvm.jar")); err != nil {
-			return err
+		if jvm, _ := e.Values[jvmKey{}].(bool); jvm {
+			jar, err := buildJar()
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(jar, filepath.Join(e.WorkDir, "bin", "sample-jvm.jar")); err != nil {
+				return err
+			}
 		}
 		return os.Symlink(bin, filepath.Join(e.WorkDir, "bin", "sample-go"))
 	})

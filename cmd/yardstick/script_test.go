@@ -22,15 +22,26 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 // files add to it from init functions.
 var scriptSetups []func(*testscript.Env) error
 
+// jvmKey, in a script's Env.Values, says that the scripts of its suite
+// run the JVM sample target (bin/sample-jvm.jar, built with the JDK).
+type jvmKey struct{}
+
 func TestMain(m *testing.M) {
 	testscript.Main(m, scriptCommands)
 }
 
-// TestScripts runs testdata/script/*.txtar. YARDSTICK_UPDATE=1 rewrites the
-// golden sections of the scripts from the actual output.
+// TestScripts runs testdata/script/*.txtar, the scripts that need Go
+// alone and take seconds each (make test). YARDSTICK_UPDATE=1 rewrites
+// the golden sections of the scripts from the actual output.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script", false))
+}
+
+// scriptParams are the parameters of the scripts in dir; jvm says whether
+// they get bin/sample-jvm.jar besides bin/sample-go.
+func scriptParams(dir string, jvm bool) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("YARDSTICK_UPDATE") == "1",
@@ -41,6 +52,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("REPO", root)
+			e.Values[jvmKey{}] = jvm
 			for _, f := range scriptSetups {
 				if err := f(e); err != nil {
 					return err
@@ -48,5 +60,5 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
-	})
+	}
 }

@@ -70,13 +70,13 @@ func TestDepsGroups(t *testing.T) {
 		have   []string
 		want   string
 	}{
-		{[]string{"test"}, jdk, "would install: nodejs npm chromium python3-venv"},
-		{[]string{"test"}, append([]string{"node", "npm", "chromium", "python3"}, jdk...), "nothing to install"},
+		{[]string{"integration"}, jdk, "would install: nodejs npm chromium python3-venv"},
+		{[]string{"integration"}, append([]string{"node", "npm", "chromium", "python3"}, jdk...), "nothing to install"},
 		{[]string{"frameworks"}, nil, "would install: maven nginx"},
 		{[]string{"bench"}, jdk, "would install: wrk"},
 		{[]string{"slurm"}, nil, "would install: slurm-wlm munge"},
 		{[]string{"netns"}, nil, "would install: iproute2"},
-		{[]string{"demo", "bench", "test"}, nil, "would install: openjdk-17-jdk-headless wrk nodejs npm chromium python3-venv"},
+		{[]string{"demo", "bench", "integration"}, nil, "would install: openjdk-17-jdk-headless wrk nodejs npm chromium python3-venv"},
 		{[]string{"all"}, nil, "would install: openjdk-17-jdk-headless nodejs npm chromium python3-venv maven nginx wrk slurm-wlm munge iproute2"},
 	}
 	for _, c := range cases {
@@ -100,28 +100,23 @@ func TestDepsBadGroup(t *testing.T) {
 
 // TestMakeTargetsNameTheirGroups: what `make -n` would run for each target
 // calls .ci/deps with exactly the groups the target uses, so make demo
-// never installs the test suite's packages.
+// never installs the test suite's packages, and make test (Go alone) none.
 func TestMakeTargetsNameTheirGroups(t *testing.T) {
 	cases := map[string][]string{
-		"demo":       {"demo"},
-		"targets":    {"demo"},
-		"build":      nil,
-		"test":       {"test"},
-		"bench":      {"bench", "demo"},
-		"frameworks": {"frameworks"},
-		"slurm-test": {"slurm", "demo"},
-		"deps":       {"all"},
+		"demo":             {"demo"},
+		"targets":          {"demo"},
+		"build":            nil,
+		"test":             nil,
+		"test-integration": {"integration"},
+		"bench":            {"bench", "demo"},
+		"frameworks":       {"frameworks"},
+		"slurm-test":       {"slurm", "demo"},
+		"deps":             {"all"},
 	}
 	depsCall := regexp.MustCompile(`(?m)^\./\.ci/deps (.*)$`)
 	for target, want := range cases {
-		cmd := exec.Command("make", "-n", "-C", repoRoot(t), target)
-		cmd.Env = append(os.Environ(), "MAKEFLAGS=")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("make -n %s: %v\n%s", target, err, out)
-		}
 		var got []string
-		for _, m := range depsCall.FindAllStringSubmatch(string(out), -1) {
+		for _, m := range depsCall.FindAllStringSubmatch(makeN(t, target), -1) {
 			got = append(got, m[1])
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {

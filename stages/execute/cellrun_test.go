@@ -162,6 +162,8 @@ func TestCellLoadFailureStopsTheOtherParts(t *testing.T) {
 	if err := cr.prepare(); err != nil {
 		t.Fatal(err)
 	}
+	watched := &watchedSampler{sampler: cr.sampler, done: make(chan struct{})}
+	cr.sampler = watched
 	start := time.Now()
 	err := cr.measure(context.Background())
 	took := time.Since(start)
@@ -171,16 +173,27 @@ func TestCellLoadFailureStopsTheOtherParts(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("measure took %v after the load generator failed", took)
 	}
-	n := len(cr.sampler.Samples())
-	if n == 0 {
-		t.Error("the sampler took no sample")
+	select {
+	case <-watched.done:
+	default:
+		t.Error("the sampler was still running when measure returned")
 	}
-	time.Sleep(100 * time.Millisecond) // five sampling intervals
-	if m := len(cr.sampler.Samples()); m != n {
-		t.Errorf("the sampler went on after the cell: %d samples, then %d", n, m)
+	if len(cr.sampler.Samples()) == 0 {
+		t.Error("the sampler took no sample")
 	}
 	f.loadgenGone(t)
 	noLeak(t, baseline)
+}
+
+// watchedSampler closes done when the sampler's Run returns.
+type watchedSampler struct {
+	sampler
+	done chan struct{}
+}
+
+func (s *watchedSampler) Run(ctx context.Context) error {
+	defer close(s.done)
+	return s.sampler.Run(ctx)
 }
 
 // runCell turns the failure into the cell's failed checkpoint.

@@ -33,6 +33,9 @@ const (
 func fakeTarget(mode string) int {
 	switch mode {
 	case "nobind":
+		if err := os.WriteFile(os.Getenv(fakeTargetPIDFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			return 2
+		}
 		time.Sleep(time.Minute)
 		return 0
 	case "flood":
@@ -158,7 +161,10 @@ func TestStartLogsAreCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, 10*time.Second, "stdout.log at its cap", func() bool {
+		st, err := os.Stat(filepath.Join(tg.dir, "stdout.log"))
+		return err == nil && st.Size() >= limit
+	})
 	if tg.p.Exited() {
 		t.Fatalf("the flooding target exited: %s", tg.p.ExitStatus())
 	}
@@ -184,10 +190,15 @@ func TestStartLogsAreCapped(t *testing.T) {
 // measured: the start fails, naming the process that holds the port.
 func TestStartAnsweredByAnotherProcess(t *testing.T) {
 	r, b, v, c, _ := startFake(t, "nobind", 0)
-	// The other server binds after the free-port check, as a concurrent
-	// run's target would.
+	// The other server binds after the free-port check, once the target
+	// has started, as a concurrent run's target would.
+	pidFile := strings.TrimPrefix(v.Env[2], fakeTargetPIDFile+"=")
 	go func() {
-		time.Sleep(200 * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(pidFile); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(v.Port))
 		if err != nil {
 			return
@@ -202,5 +213,16 @@ func TestStartAnsweredByAnotherProcess(t *testing.T) {
 	want := "port " + strconv.Itoa(v.Port) + " is answered by pid " + strconv.Itoa(os.Getpid())
 	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "not by a process of this target start") {
 		t.Errorf("error %q, want it to name pid %d", err, os.Getpid())
+	}
+}
+
+// waitFor polls cond every 10 ms until it holds, and fails the test if it
+// does not within d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %s", what, d)
+		}
 	}
 }

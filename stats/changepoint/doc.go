@@ -28,7 +28,8 @@
 // with MinSize above 1: on spiky series it loses the optimum. Both are
 // exact (TestDetectExact checks them against the unpruned recursion and,
 // on short series, against every segmentation), and on the series of
-// TestRupturesReference they find what ruptures' Pelt (jump 1) finds,
+// TestRupturesReference (ruptures' answers recorded in
+// testdata/ruptures_ref.json) they find what ruptures' Pelt (jump 1) finds,
 // down to its ties (the earliest start of the least cost), except on the
 // spiky series where ruptures' pruning loses the optimum: there Detect's
 // cost is lower.

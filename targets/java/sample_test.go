@@ -1,8 +1,12 @@
+//go:build integration
+
 // Package java_test builds the JVM sample target (targets/java) with its
 // build.sh and checks the running service from outside: every endpoint,
 // the access log, the worker threads in /proc, TCP_NODELAY, switches and
 // SIGTERM. A JDK 17 is a requirement of the project (.ci/deps installs it),
-// so a missing java or javac fails the tests; it never skips them.
+// so a missing java or javac fails the tests; it never skips them. They
+// need the JDK, not Go alone, so they carry the build tag integration and
+// run in make test-integration.
 package java_test
 
 import (
@@ -72,7 +76,7 @@ func start(t *testing.T, port int, jvmArgs, args, env []string) *svctest.Target 
 // workerRE matches the worker threads, sample-worker-1..N.
 var workerRE = regexp.MustCompile(`^sample-worker-`)
 
-func TestEndpoints(t *testing.T) {
+func TestIntegrationEndpoints(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "access.log")
 	port := svctest.FreePort(t)
 	p := start(t, port, []string{"-Xms64m", "-Xmx64m", "-Dsample.workers=2"},
@@ -118,14 +122,14 @@ func medianLatency(t *testing.T, port, n int, path string) time.Duration {
 	return d[len(d)/2]
 }
 
-// TestNoDelayAndDefaults starts the service from the environment ($PORT,
-// $WORK_FACTOR), with --nodelay false and no sample.workers, and checks
+// TestIntegrationNoDelayAndDefaults starts the service from the
+// environment ($PORT, $WORK_FACTOR), with --nodelay false and no sample.workers, and checks
 // that: the worker count follows -XX:ActiveProcessorCount; the work factor
 // comes from $WORK_FACTOR; and without TCP_NODELAY the JDK's server shows
 // the Nagle + delayed-ACK floor (~40 ms per keep-alive request, because it
 // writes the headers and the body in two writes) that --nodelay true (the
 // default, checked in the same way) removes.
-func TestNoDelayAndDefaults(t *testing.T) {
+func TestIntegrationNoDelayAndDefaults(t *testing.T) {
 	port := svctest.FreePort(t)
 	p := start(t, port, []string{"-Xms64m", "-Xmx64m", "-XX:ActiveProcessorCount=3"}, []string{"--nodelay", "false"},
 		[]string{"PORT=" + strconv.Itoa(port), "WORK_FACTOR=3"})
@@ -150,9 +154,9 @@ func TestNoDelayAndDefaults(t *testing.T) {
 	}
 }
 
-// TestBadSwitches: exit 2 and a one-line error for the switches every JVM
+// TestIntegrationBadSwitches: exit 2 and a one-line error for the switches every JVM
 // target refuses, the sample's own, and a port already in use.
-func TestBadSwitches(t *testing.T) {
+func TestIntegrationBadSwitches(t *testing.T) {
 	svctest.CheckBadSwitch(t, "java", jar, "sample-jvm",
 		[]string{"--nodelay=maybe"}, []string{"--fault-log-pad", "-1"}, []string{"--fault-static=maybe"})
 	svctest.CheckPortInUse(t, "java", jar, "sample-jvm")
@@ -209,8 +213,8 @@ func keepAlive(t *testing.T, port int, path string, wait time.Duration) (saidClo
 	return saidClose, closed, err == nil && resp.StatusCode == http.StatusOK
 }
 
-// TestFaults starts a fair server and one server per fault switch, all
-// with -Dsample.workers=2 and --work-factor 2, and checks each switch
+// TestIntegrationFaults starts a fair server and one server per fault
+// switch, all with -Dsample.workers=2 and --work-factor 2, and checks each switch
 // against the fair twin:
 //   - --fault-log-pad 858 (1108 vs 250 bytes/request, docs/methodology.md#duties): the line
 //     for the same request is 858 bytes longer; FAULT_LOG_PAD=5 (the
@@ -220,7 +224,7 @@ func keepAlive(t *testing.T, port int, path string, wait time.Duration) (saidClo
 //     /xyz) get the same body, the twin different ones;
 //   - --fault-close: Connection: close on the first response of a raw
 //     keep-alive client, then EOF; the twin answers the second request.
-func TestFaults(t *testing.T) {
+func TestIntegrationFaults(t *testing.T) {
 	jvm := []string{"-Xms32m", "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dsample.workers=2"}
 	type server struct {
 		name string

@@ -276,23 +276,6 @@ func TestLiveChurn(t *testing.T) {
 	t.Logf("%d samples", n)
 }
 
-func TestLiveJVMThreadNames(t *testing.T) {
-	pfs := realFS(t)
-	c := startJava(t)
-	re := regexp.MustCompile(`^sample-worker-`)
-	s := take(t, pfs, c.pgid, re)
-	if s.MatchedThreads != 3 {
-		t.Errorf("MatchedThreads = %d, want 3", s.MatchedThreads)
-	}
-	names, err := ThreadNames(pfs, c.pgid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := CountMatching(names, re); n != 3 || len(names) != s.Threads {
-		t.Errorf("%d of %d names match (sample: %d threads): %q", n, len(names), s.Threads, names)
-	}
-}
-
 func TestLiveAffinity(t *testing.T) {
 	pfs := realFS(t)
 	self, err := Affinity(pfs, os.Getpid())
@@ -324,15 +307,24 @@ func TestSampler(t *testing.T) {
 	c := startHelper(t, 2)
 	const interval = 20 * time.Millisecond
 	s := NewSampler(pfs, c.pgid, nil, interval, 16)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// Sampled until it has 5 samples (at most 10 s): on a busy machine
+	// ticks are dropped, and a fixed window may hold too few.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	go func() {
+		for len(s.Samples()) < 5 && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
 	begin := time.Now()
 	if err := s.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	took := time.Since(begin)
 	got := s.Samples()
-	if len(got) < 3 || len(got) > 12 { // 11 on an idle machine; ticks are dropped under load
-		t.Errorf("%d samples in 200 ms at 20 ms", len(got))
+	if len(got) < 5 || len(got) > int(took/interval)+2 {
+		t.Errorf("%d samples in %v at %v: want 5, and no more than the ticks", len(got), took, interval)
 	}
 	if len(got) > 0 && got[0].Time.Sub(begin) > interval/2 {
 		t.Errorf("first sample %v after start, want it at once", got[0].Time.Sub(begin))
