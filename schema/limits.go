@@ -1,0 +1,67 @@
+package schema
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
+)
+
+// canonicalCPUs writes a CPU quota as the shortest decimal ("1.0" and "1"
+// are one value, "1").
+func canonicalCPUs(s string) string {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// resolveLimits is a variant's container limits from its cpus and memory
+// knob values; nil when the target declares none.
+func resolveLimits(t *Target, cpus, memory string) *pipeline.Limits {
+	if t.Limits == nil || (cpus == "" && memory == "") {
+		return nil
+	}
+	l := &pipeline.Limits{Memory: memory, PeriodUS: 100_000}
+	l.CPUs, _ = strconv.ParseFloat(cpus, 64)
+	if memory != "" {
+		l.MemoryBytes, _ = pipeline.JVMBytes(memory)
+	}
+	if d, err := time.ParseDuration(t.Limits.Period); err == nil && t.Limits.Period != "" {
+		l.PeriodUS = d.Microseconds()
+	}
+	return l
+}
+
+// QuotaProcessors is the processor count a runtime of kind picks by
+// itself under a quota of cpus CPUs on a CPU set of setSize CPUs (0: not
+// known): the JVM's container support takes the quota rounded up; Go
+// (1.25 and later) too, but never below 2; both at most the CPU set.
+// Other kinds see their CPU set.
+func QuotaProcessors(kind string, cpus float64, setSize int) int {
+	n := int(math.Ceil(cpus))
+	switch kind {
+	case "go":
+		n = max(n, 2)
+	case "jvm":
+	default:
+		return setSize
+	}
+	if setSize > 0 {
+		n = min(n, setSize)
+	}
+	return n
+}
+
+// targetCPUs is the size of the batch's target CPU set, 0 if it does not
+// parse.
+func targetCPUs(b *Batch) int {
+	set, err := cpuset.Parse(b.Placement.Target)
+	if err != nil {
+		return 0
+	}
+	return len(set)
+}
