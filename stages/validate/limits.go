@@ -94,4 +94,3 @@ func quotaProcessors(kind string, v *pipeline.Variant, setSize int) int {
 	}
 	return setSize
 }
-
