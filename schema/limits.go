@@ -9,6 +9,11 @@ import (
 	"yardstick/pipeline/cpuset"
 )
 
+// JVMViewFlag logs the JVM's processor count, memory and heap at start
+// (its gc+init lines) to stdout; a JVM target under limits without a GC
+// log gets it (with a GC log, the lines are in the GC log).
+const JVMViewFlag = "-Xlog:gc+init:stdout"
+
 // canonicalCPUs writes a CPU quota as the shortest decimal ("1.0" and "1"
 // are one value, "1").
 func canonicalCPUs(s string) string {

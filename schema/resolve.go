@@ -186,6 +186,10 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 			flagProcs = procs
 		}
 		v.Argv = jvmArgv(t, knob(KnobGC), knob(KnobHeap), flagProcs, knob(KnobFlags))
+		if v.Limits != nil && !t.GCLog {
+			// The JVM's view of its limits, for the container_view check.
+			v.Argv = slices.Insert(v.Argv, 1, JVMViewFlag)
+		}
 		if t.GCLog {
 			v.GCLog = "file"
 		}

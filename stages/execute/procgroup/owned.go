@@ -117,7 +117,13 @@ func (p *Process) groupMembers() ([]Member, error) {
 // the control group.
 func (p *Process) killGroup() ([]Member, error) {
 	left, _ := p.groupMembers()
-	if _, err := p.group.Kill(); err != nil {
+	_, err := p.group.Kill()
+	for _, m := range left {
+		if m.PPID == os.Getpid() {
+			reapIfChild(m.PID) // a zombie is out of the group, not yet gone
+		}
+	}
+	if err != nil {
 		return left, err
 	}
 	return left, p.group.Delete()
