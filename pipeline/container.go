@@ -1,5 +1,30 @@
 package pipeline
 
+import "math"
+
+// QuotaProcessors is the processor count a runtime of kind picks by itself
+// under l's CPU quota on a CPU set of setSize CPUs (0: not known): the
+// JVM's container support takes the quota rounded up; Go (1.25 and later)
+// too, but never below 2; both at most the CPU set. Other kinds, and a
+// limit without a quota, see their CPU set.
+func (l *Limits) QuotaProcessors(kind string, setSize int) int {
+	if l.CPUs <= 0 {
+		return setSize
+	}
+	n := int(math.Ceil(l.CPUs))
+	switch kind {
+	case "go":
+		n = max(n, 2)
+	case "jvm":
+	default:
+		return setSize
+	}
+	if setSize > 0 {
+		n = min(n, setSize)
+	}
+	return n
+}
+
 // CgroupStats are a cell's figures from its start's control group over
 // the kept window (OOM kills and memory.max hits also up to the end of
 // the idle time after it, where a kill would show).
@@ -29,16 +54,16 @@ type CgroupStats struct {
 
 // A ContainerView is what a target's runtime saw of its limits: the
 // processor count it runs with and the memory limit it sized itself
-// from. A field the runtime did not report is -1.
+// from. A field the runtime did not report is left out (nil).
 type ContainerView struct {
 	// Source is where the figures come from: "jvm gc+init" (the JVM's
 	// -Xlog:gc+init lines) or "go gctrace" (the P count of gctrace).
 	Source string `json:"source"`
 	// Processors is the JVM's available CPUs, or Go's GOMAXPROCS.
-	Processors int `json:"processors"`
+	Processors *int `json:"processors,omitempty"`
 	// MemoryLimitBytes is the memory the JVM saw (its container's limit,
-	// else the machine's); -1 for Go, which does not read it.
-	MemoryLimitBytes int64 `json:"memory_limit_bytes"`
-	// HeapMaxBytes is the JVM's maximum heap, -1 for Go.
-	HeapMaxBytes int64 `json:"heap_max_bytes"`
+	// else the machine's); nil for Go, which does not log it.
+	MemoryLimitBytes *int64 `json:"memory_limit_bytes,omitempty"`
+	// HeapMaxBytes is the JVM's maximum heap; nil for Go.
+	HeapMaxBytes *int64 `json:"heap_max_bytes,omitempty"`
 }

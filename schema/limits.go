@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -41,24 +40,9 @@ func resolveLimits(t *Target, cpus, memory string) *pipeline.Limits {
 	return l
 }
 
-// QuotaProcessors is the processor count a runtime of kind picks by
-// itself under a quota of cpus CPUs on a CPU set of setSize CPUs (0: not
-// known): the JVM's container support takes the quota rounded up; Go
-// (1.25 and later) too, but never below 2; both at most the CPU set.
-// Other kinds see their CPU set.
+// QuotaProcessors is pipeline.Limits.QuotaProcessors for a quota of cpus.
 func QuotaProcessors(kind string, cpus float64, setSize int) int {
-	n := int(math.Ceil(cpus))
-	switch kind {
-	case "go":
-		n = max(n, 2)
-	case "jvm":
-	default:
-		return setSize
-	}
-	if setSize > 0 {
-		n = min(n, setSize)
-	}
-	return n
+	return (&pipeline.Limits{CPUs: cpus}).QuotaProcessors(kind, setSize)
 }
 
 // targetCPUs is the size of the batch's target CPU set, 0 if it does not

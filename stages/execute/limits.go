@@ -79,5 +79,15 @@ func containerView(t *target, end offsets) *pipeline.ContainerView {
 	default:
 		return nil
 	}
-	return &pipeline.ContainerView{Source: src, Processors: v.Processors, MemoryLimitBytes: v.MemoryBytes, HeapMaxBytes: v.HeapMaxBytes}
+	cv := &pipeline.ContainerView{Source: src}
+	if v.Processors >= 0 {
+		cv.Processors = &v.Processors
+	}
+	if v.MemoryBytes >= 0 {
+		cv.MemoryLimitBytes = &v.MemoryBytes
+	}
+	if v.HeapMaxBytes >= 0 {
+		cv.HeapMaxBytes = &v.HeapMaxBytes
+	}
+	return cv
 }
