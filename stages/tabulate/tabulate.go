@@ -267,6 +267,7 @@ func planColumns(p *pipeline.Plan, c *pipeline.Cell) datasets.Cell {
 		if v.Processors > 0 {
 			r.Processors = ptr(int64(v.Processors))
 		}
+		limitColumns(&r, v.Limits) // limits.go
 	}
 	pt := c.Point
 	if pt.Payload != nil {
