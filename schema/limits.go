@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -40,9 +41,24 @@ func resolveLimits(t *Target, cpus, memory string) *pipeline.Limits {
 	return l
 }
 
-// QuotaProcessors is pipeline.Limits.QuotaProcessors for a quota of cpus.
-func QuotaProcessors(kind string, cpus float64, setSize int) int {
-	return (&pipeline.Limits{CPUs: cpus}).QuotaProcessors(kind, setSize)
+// quotaDefault is the processor count a variant of kind with limits l
+// runs with when its processor knob is not set, 0 without a CPU quota.
+// Under a quota that knob is left to the runtime, which reads the quota:
+// the count is the one the runtime picks.
+func quotaDefault(b *Batch, kind string, l *pipeline.Limits) int {
+	if l == nil || l.CPUs <= 0 {
+		return 0
+	}
+	return l.QuotaProcessors(kind, targetCPUs(b))
+}
+
+// withViewFlag adds JVMViewFlag to a JVM argv under limits when the GC
+// log (which holds the same lines) is off.
+func withViewFlag(t *Target, l *pipeline.Limits, argv []string) []string {
+	if l == nil || t.GCLog || len(argv) == 0 {
+		return argv
+	}
+	return slices.Insert(argv, 1, JVMViewFlag)
 }
 
 // targetCPUs is the size of the batch's target CPU set, 0 if it does not

@@ -133,12 +133,7 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 	procs := Processors(b)
 	v := pipeline.Variant{Target: t.Name, Processors: procs}
 	v.Limits = resolveLimits(t, knob(KnobCPUs), knob(KnobMemory))
-	// Under a CPU quota a knob that is not set is left to the runtime,
-	// which reads the quota: the processor count is the one it picks.
-	quota := 0
-	if v.Limits != nil && v.Limits.CPUs > 0 {
-		quota = QuotaProcessors(t.Kind, v.Limits.CPUs, targetCPUs(b))
-	}
+	quota := quotaDefault(b, t.Kind, v.Limits) // limits.go
 	v.Process = resolveProcess(&t.Process)
 	label := []string{t.Name}
 	for _, k := range knobs {
@@ -186,10 +181,7 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 			flagProcs = procs
 		}
 		v.Argv = jvmArgv(t, knob(KnobGC), knob(KnobHeap), flagProcs, knob(KnobFlags))
-		if v.Limits != nil && !t.GCLog {
-			// The JVM's view of its limits, for the container_view check.
-			v.Argv = slices.Insert(v.Argv, 1, JVMViewFlag)
-		}
+		v.Argv = withViewFlag(t, v.Limits, v.Argv) // limits.go
 		if t.GCLog {
 			v.GCLog = "file"
 		}

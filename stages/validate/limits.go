@@ -90,7 +90,7 @@ func fmtCPUs(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // CPU quota the one the quota gives its runtime, else the CPU set's.
 func quotaProcessors(kind string, v *pipeline.Variant, setSize int) int {
 	if v.Limits != nil && v.Limits.CPUs > 0 {
-		return schema.QuotaProcessors(kind, v.Limits.CPUs, setSize)
+		return v.Limits.QuotaProcessors(kind, setSize)
 	}
 	return setSize
 }
