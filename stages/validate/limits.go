@@ -56,13 +56,13 @@ func checkVariantLimits(c *checker, t *schema.Target, v *pipeline.Variant, setSi
 	l := v.Limits
 	if l.CPUs > 0 {
 		if l.CPUs > float64(setSize) {
-			c.add(Error, "limits", c.pos("targets", t.Name, "limits", "cpus"), "%s: a quota of %s CPUs on placement.target %s, %d CPU(s): the quota can be at most the CPU set's size", v.Label, fmtCPUs(l.CPUs), c.b.Placement.Target, setSize)
+			c.add(Error, "limits", c.pos("targets", t.Name, "limits", "cpus"), "%s: a quota of %s CPU(s) on placement.target %s, %d CPU(s): the quota can be at most the CPU set's size", v.Label, fmtCPUs(l.CPUs), c.b.Placement.Target, setSize)
 		}
 		if q := time.Duration(l.CPUs * float64(period)); q < minQuota {
 			c.add(Error, "limits", c.pos("targets", t.Name, "limits", "cpus"), "%s: a quota of %s CPUs per %s period is %s, below the kernel's smallest quota of %s", v.Label, fmtCPUs(l.CPUs), period, q, minQuota)
 		}
 		if want := int(math.Ceil(l.CPUs)); v.Processors > want && want <= setSize && processorKnob(t) != "" {
-			c.add(Error, "limits", c.pos("targets", t.Name, processorKnob(t)), "%s: runs with %d processors under a quota of %s CPUs, which pays for %d; leave the processor knob unset (the runtime reads the quota) or set it to %d",
+			c.add(Error, "limits", c.pos("targets", t.Name, processorKnob(t)), "%s: runs with %d processors under a quota of %s CPU(s), which pays for %d CPU(s); leave the processor knob unset (the runtime reads the quota) or set it to %d",
 				v.Label, v.Processors, fmtCPUs(l.CPUs), want, want)
 		}
 	}
