@@ -431,6 +431,7 @@ func batchSection(d *doc, t *tables, b *Batch) {
 		d.table(b.preconditions()+" · baseline "+b.Baseline.Label, scoreHead, scores)
 	}
 	results(d, b)
+	limitsSection(d, b) // limits.go
 	if b.Baseline != nil {
 		ratios(d, b)
 	}
