@@ -12,47 +12,59 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// v1Controllers are the v1 controllers a group is made in: its limits
-// and counters (cpu, cpuacct, memory), its process count (pids) and the
-// freezer that holds it still while it is killed.
-var v1Controllers = []cgroup1.Name{cgroup1.Cpu, cgroup1.Cpuacct, cgroup1.Memory, cgroup1.Pids, cgroup1.Freezer}
+// v1Controllers are the v1 controllers a group is made in: its counters
+// (cpuacct, memory), its process count (pids) and the freezer that holds
+// it still while it is killed; and cpu for a group with a quota only. A
+// group of the cpu controller is scheduled as one entity, weighed by its
+// cpu.shares against every other task of the machine, so a group without
+// a quota stays out of it and its processes are scheduled as before.
+var v1Controllers = []cgroup1.Name{cgroup1.Cpuacct, cgroup1.Memory, cgroup1.Pids, cgroup1.Freezer}
 
-// v1Hierarchy is the mounted v1 hierarchies of v1Controllers.
-func v1Hierarchy() ([]cgroup1.Subsystem, error) {
-	all, err := cgroup1.Default()
-	if err != nil {
-		return nil, err
-	}
-	var out []cgroup1.Subsystem
-	for _, s := range all {
-		if slices.Contains(v1Controllers, s.Name()) {
-			out = append(out, s)
+// v1Hierarchy is the mounted v1 hierarchies of v1Controllers, and of cpu
+// with quota.
+func v1Hierarchy(quota bool) cgroup1.Hierarchy {
+	return func() ([]cgroup1.Subsystem, error) {
+		all, err := cgroup1.Default()
+		if err != nil {
+			return nil, err
 		}
+		var out []cgroup1.Subsystem
+		for _, s := range all {
+			if slices.Contains(v1Controllers, s.Name()) || quota && s.Name() == cgroup1.Cpu {
+				out = append(out, s)
+			}
+		}
+		return out, nil
 	}
-	return out, nil
 }
 
 type v1Group struct {
-	cg  cgroup1.Cgroup
-	rel string // yardstick/<name>, below this process's own groups
+	cg    cgroup1.Cgroup
+	rel   string // yardstick/<name>, below this process's own groups
+	quota bool   // the group is in the cpu controller too
 }
 
 func newV1(name string, l Limits) (*v1Group, error) {
 	rel := path.Join("yardstick", name)
 	res := &specs.LinuxResources{}
-	if q, p := l.quota(); q > 0 {
+	q, p := l.quota()
+	if q > 0 {
 		res.CPU = &specs.LinuxCPU{Quota: &q, Period: &p}
 	}
 	if l.MemoryBytes > 0 {
 		m := l.MemoryBytes
 		res.Memory = &specs.LinuxMemory{Limit: &m}
 	}
-	cg, err := cgroup1.New(cgroup1.NestedPath(rel), res, cgroup1.WithHierarchy(v1Hierarchy))
+	cg, err := cgroup1.New(cgroup1.NestedPath(rel), res, cgroup1.WithHierarchy(v1Hierarchy(q > 0)))
 	if err != nil {
 		return nil, err
 	}
-	g := &v1Group{cg: cg, rel: rel}
-	for _, c := range []cgroup1.Name{cgroup1.Cpu, cgroup1.Memory} {
+	g := &v1Group{cg: cg, rel: rel, quota: q > 0}
+	need := []cgroup1.Name{cgroup1.Cpuacct, cgroup1.Memory}
+	if g.quota {
+		need = append(need, cgroup1.Cpu)
+	}
+	for _, c := range need {
 		if !g.has(c) {
 			_ = cg.Delete()
 			return nil, fmt.Errorf("the v1 %s controller is not mounted", c)
@@ -96,7 +108,7 @@ func (g *v1Group) start(cmd *exec.Cmd) error {
 // back moves thread tid to the groups home lists (its own, per
 // controller).
 func (g *v1Group) back(tid int, home map[string]string) error {
-	subs, err := v1Hierarchy()
+	subs, err := v1Hierarchy(g.quota)()
 	if err != nil {
 		return err
 	}

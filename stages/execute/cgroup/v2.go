@@ -20,19 +20,19 @@ type v2Group struct {
 
 func newV2(name string, l Limits) (*v2Group, error) {
 	rel := path.Join("/yardstick", name)
-	q, p := l.quota()
-	var quota *int64
-	if q > 0 {
-		quota = &q
-	}
 	mem := &cgroup2.Memory{}
 	if l.MemoryBytes > 0 {
 		m := l.MemoryBytes
 		mem.Max = &m
 	}
-	// CPU and Memory are always given, so that their controllers are
-	// enabled down to the group and cpu.stat and memory.events count.
-	res := &cgroup2.Resources{CPU: &cgroup2.CPU{Max: cgroup2.NewCPUMax(quota, &p)}, Memory: mem}
+	// Memory is always given, so that its controller is enabled down to
+	// the group and memory.events counts; the cpu controller only with a
+	// quota (cpu.stat counts usage without it), so that a group without
+	// one is not weighed as one entity against the rest of the machine.
+	res := &cgroup2.Resources{Memory: mem}
+	if q, p := l.quota(); q > 0 {
+		res.CPU = &cgroup2.CPU{Max: cgroup2.NewCPUMax(&q, &p)}
+	}
 	m, err := cgroup2.NewManager(v2Root, rel, res)
 	if err != nil {
 		return nil, err
