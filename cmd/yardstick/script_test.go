@@ -35,6 +35,7 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("YARDSTICK_UPDATE") == "1",
 		Cmds:                scriptCmds,
+		Condition:           scriptCondition, // cgroups_test.go
 		Setup: func(e *testscript.Env) error {
 			root, err := filepath.Abs("../..")
 			if err != nil {
