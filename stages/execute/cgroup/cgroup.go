@@ -125,9 +125,11 @@ var (
 // Available says whether New can work here: nil, or an error wrapping
 // ErrUnavailable that names what is missing (the hierarchy, root or a
 // delegated subtree). The answer is probed once, by making and removing
-// a group.
+// a group; the empty groups of yardsticks that are gone are removed then
+// too (sweep.go).
 func Available() error {
 	availOnce.Do(func() {
+		sweep()
 		g, err := New(fmt.Sprintf("probe-%d", os.Getpid()), Limits{})
 		if err == nil {
 			err = g.Delete()

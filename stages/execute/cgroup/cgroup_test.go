@@ -170,3 +170,32 @@ func waitGone(pid int, d time.Duration) error {
 	}
 	return fmt.Errorf("pid %d still there %s after Kill", pid, d)
 }
+
+// TestSweepRemovesGroupsOfGoneYardsticks: an empty group named after a
+// pid that no longer runs is removed; one of a live pid is kept.
+func TestSweepRemovesGroupsOfGoneYardsticks(t *testing.T) {
+	requireGroups(t)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// With a quota, so that both are in every controller sweep looks in.
+	stale, err := New(fmt.Sprintf("%d-1", gone.Process.Pid), Limits{CPUs: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := New(fmt.Sprintf("%d-99", os.Getpid()), Limits{CPUs: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = live.Delete(); _ = stale.Delete() })
+	sweep()
+	for _, dir := range parents() {
+		if _, err := os.Stat(dir + fmt.Sprintf("/%d-1", gone.Process.Pid)); !os.IsNotExist(err) {
+			t.Errorf("stale group in %s not removed (%v)", dir, err)
+		}
+		if _, err := os.Stat(dir + fmt.Sprintf("/%d-99", os.Getpid())); err != nil {
+			t.Errorf("live group in %s removed: %v", dir, err)
+		}
+	}
+}
