@@ -108,6 +108,23 @@ type Cell struct {
 	GCCountBefore  *int64
 	GCCountAfter   *int64
 
+	LimitCPUs             *float64
+	LimitPeriodUS         *int64
+	LimitMemory           *string
+	LimitMemoryBytes      *int64
+	Cgroup                *string
+	CPUPeriods            *int64
+	CPUThrottledPeriods   *int64
+	CPUThrottledUS        *int64
+	CPUThrottledShare     *float64
+	CgroupCPUUS           *int64
+	MemoryMaxHits         *int64
+	OOMKills              *int64
+	CgroupMemoryPeakBytes *int64
+	SeenProcessors        *int64
+	SeenMemoryBytes       *int64
+	SeenHeapMaxBytes      *int64
+
 	LogBytes                *int64
 	LogBytesPerRequest      *float64
 	ResponseBytes           *int64
@@ -142,6 +159,7 @@ func cellColumns() []column[Cell] {
 		cellTailColumns(),
 		cellTargetColumns(),
 		cellGCColumns(),
+		cellLimitColumns(),
 		cellBytesColumns(),
 		cellLoadgenColumns(),
 		cellTimeColumns(),
@@ -287,6 +305,29 @@ func cellGCColumns() []column[Cell] {
 		optInt64Col("gc_pause_max_us", func(r *Cell) **int64 { return &r.GCPauseMaxUS }),
 		optInt64Col("gc_count_before", func(r *Cell) **int64 { return &r.GCCountBefore }),
 		optInt64Col("gc_count_after", func(r *Cell) **int64 { return &r.GCCountAfter }),
+	}
+}
+
+// cellLimitColumns are the container limits the cell ran under, its
+// control group's figures over the kept window and what the runtime saw.
+func cellLimitColumns() []column[Cell] {
+	return []column[Cell]{
+		optFloat64Col("limit_cpus", func(r *Cell) **float64 { return &r.LimitCPUs }),
+		optInt64Col("limit_period_us", func(r *Cell) **int64 { return &r.LimitPeriodUS }),
+		optDictCol("limit_memory", func(r *Cell) **string { return &r.LimitMemory }),
+		optInt64Col("limit_memory_bytes", func(r *Cell) **int64 { return &r.LimitMemoryBytes }),
+		optDictCol("cgroup", func(r *Cell) **string { return &r.Cgroup }),
+		optInt64Col("cpu_periods", func(r *Cell) **int64 { return &r.CPUPeriods }),
+		optInt64Col("cpu_throttled_periods", func(r *Cell) **int64 { return &r.CPUThrottledPeriods }),
+		optInt64Col("cpu_throttled_us", func(r *Cell) **int64 { return &r.CPUThrottledUS }),
+		optFloat64Col("cpu_throttled_share", func(r *Cell) **float64 { return &r.CPUThrottledShare }),
+		optInt64Col("cgroup_cpu_us", func(r *Cell) **int64 { return &r.CgroupCPUUS }),
+		optInt64Col("memory_max_hits", func(r *Cell) **int64 { return &r.MemoryMaxHits }),
+		optInt64Col("oom_kills", func(r *Cell) **int64 { return &r.OOMKills }),
+		optInt64Col("cgroup_memory_peak_bytes", func(r *Cell) **int64 { return &r.CgroupMemoryPeakBytes }),
+		optInt64Col("seen_processors", func(r *Cell) **int64 { return &r.SeenProcessors }),
+		optInt64Col("seen_memory_bytes", func(r *Cell) **int64 { return &r.SeenMemoryBytes }),
+		optInt64Col("seen_heap_max_bytes", func(r *Cell) **int64 { return &r.SeenHeapMaxBytes }),
 	}
 }
 

@@ -33,6 +33,9 @@ type canonicalCell struct {
 	Processors int       `json:"processors"`
 	Sampling   Sampling  `json:"sampling"`
 	Services   []Process `json:"services"`
+	// Limits is left out when nil, so that cells without limits keep
+	// their ids.
+	Limits *Limits `json:"limits,omitempty"`
 }
 
 // CellID returns the id of cell c of variant v in batch b of experiment
@@ -58,6 +61,7 @@ func CellID(exp string, b *Batch, v *Variant, c *Cell) string {
 		Placement:  b.Placement,
 		Processors: b.Processors,
 		Sampling:   b.Sampling,
+		Limits:     v.Limits,
 		Services:   b.Services,
 	}
 	j, err := json.Marshal(cc)

@@ -52,6 +52,11 @@ type Checkpoint struct {
 	ColdStart *ColdStart   `json:"cold_start,omitempty"`
 	Affinity  *Affinity    `json:"affinity,omitempty"`
 	Varies    *VariesProbe `json:"varies,omitempty"`
+	// Cgroup is the start's control group's figures; nil without one.
+	Cgroup *CgroupStats `json:"cgroup,omitempty"`
+	// ContainerView is what the runtime saw of its limits; nil for a
+	// target without limits, or a kind that does not report it.
+	ContainerView *ContainerView `json:"container_view,omitempty"`
 }
 
 // checkpointV1 reads a version 1 checkpoint (yardstick before 100 ms

@@ -122,6 +122,24 @@ type Variant struct {
 	// Axes names the knobs that vary for this target.
 	Axes       []string `json:"axes,omitempty"`
 	Processors int      `json:"processors"`
+	// Limits are the container limits the variant's starts run under; nil
+	// without any.
+	Limits *Limits `json:"limits,omitempty"`
+}
+
+// Limits are a target's container limits: a CPU quota and a memory limit,
+// each start in a control group of its own (cgroup v2 cpu.max and
+// memory.max, v1 cpu.cfs_quota_us and memory.limit_in_bytes).
+type Limits struct {
+	// CPUs is the quota in CPUs per period (1.5: 150ms per 100ms); 0 is
+	// no CPU limit.
+	CPUs float64 `json:"cpus,omitempty"`
+	// PeriodUS is the CFS period in microseconds.
+	PeriodUS int64 `json:"period_us"`
+	// Memory is the limit as declared ("512m"); MemoryBytes is it in
+	// bytes, 0 for no memory limit.
+	Memory      string `json:"memory,omitempty"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
 }
 
 // A Knob is one typed setting of a target ("heap" = "512m").

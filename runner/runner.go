@@ -287,8 +287,28 @@ func printFairness(w io.Writer, rows []pipeline.FairnessRow) int {
 	return failed
 }
 
-// CheckMachine refuses a plan whose CPU sets this machine does not have:
-// validate only warns (plans are reviewed on laptops), run cannot pin.
+// limitsProblem says why batch b, whose targets declare limits, cannot
+// run here; "" when it can (or declares none).
+func limitsProblem(b *pipeline.Batch) string {
+	var limited []string
+	for _, v := range b.Variants {
+		if v.Limits != nil {
+			limited = append(limited, v.Label)
+		}
+	}
+	if len(limited) == 0 {
+		return ""
+	}
+	if err := execute.CgroupsAvailable(); err != nil {
+		return fmt.Sprintf("batch %s: %s declare limits, which need a control group per target start, but %v", b.Name, strings.Join(limited, ", "), err)
+	}
+	return ""
+}
+
+// CheckMachine refuses a plan whose CPU sets this machine does not have
+// (validate only warns: plans are reviewed on laptops; run cannot pin),
+// and one whose targets declare limits where yardstick cannot make
+// control groups (no root, no delegated subtree, no cgroup filesystem).
 func CheckMachine(p *pipeline.Plan) error {
 	var problems []string
 	for _, b := range p.Batches {
@@ -296,6 +316,9 @@ func CheckMachine(p *pipeline.Plan) error {
 			if set := b.Placement.Set(role); set.Max() >= runtime.NumCPU() {
 				problems = append(problems, fmt.Sprintf("batch %s: placement.%s %s names CPU %d, but this machine has %d CPUs", b.Name, role, set, set.Max(), runtime.NumCPU()))
 			}
+		}
+		if p := limitsProblem(&b); p != "" {
+			problems = append(problems, p)
 		}
 	}
 	if len(problems) > 0 {

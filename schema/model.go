@@ -187,6 +187,17 @@ type Target struct {
 
 	// go and jvm
 	GCLog bool `json:"gcLog"`
+
+	// every kind
+	Limits *Limits `json:"limits,omitempty"`
+}
+
+// Limits are a target's container limits as declared; CPUs and Memory are
+// knobs like the others (a list is a variant axis).
+type Limits struct {
+	CPUs   Axis   `json:"cpus"`
+	Memory Axis   `json:"memory"`
+	Period string `json:"period"`
 }
 
 // An Axis is a knob's values as canonical strings. A knob given as a scalar

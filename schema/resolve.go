@@ -19,10 +19,14 @@ const (
 	KnobHeap       = "heap"
 	KnobProcessors = "processors"
 	KnobFlags      = "flags"
+	// KnobCPUs and KnobMemory are limits.cpus and limits.memory, knobs of
+	// every kind.
+	KnobCPUs   = "cpus"
+	KnobMemory = "memory"
 )
 
 // KnobNames lists every knob name, for include/exclude keys.
-var KnobNames = []string{KnobGoMaxProcs, KnobGoMemLimit, KnobGoGC, KnobGC, KnobHeap, KnobProcessors, KnobFlags}
+var KnobNames = []string{KnobGoMaxProcs, KnobGoMemLimit, KnobGoGC, KnobGC, KnobHeap, KnobProcessors, KnobFlags, KnobCPUs, KnobMemory}
 
 // GCFlags maps the gc knob to the HotSpot flag that selects it.
 var GCFlags = map[string]string{
@@ -76,6 +80,14 @@ func Axes(t *Target) []KnobAxis {
 			out = append(out, KnobAxis{KnobFlags, names, true})
 		}
 	}
+	if t.Limits != nil {
+		cpus := Axis{Values: slices.Clone(t.Limits.CPUs.Values), List: t.Limits.CPUs.List}
+		for i, c := range cpus.Values {
+			cpus.Values[i] = canonicalCPUs(c)
+		}
+		add(KnobCPUs, cpus)
+		add(KnobMemory, t.Limits.Memory)
+	}
 	return out
 }
 
@@ -115,6 +127,8 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 	}
 	procs := Processors(b)
 	v := pipeline.Variant{Target: t.Name, Processors: procs}
+	v.Limits = resolveLimits(t, knob(KnobCPUs), knob(KnobMemory))
+	quota := quotaDefault(b, t.Kind, v.Limits) // limits.go
 	v.Process = resolveProcess(&t.Process)
 	label := []string{t.Name}
 	for _, k := range knobs {
@@ -132,10 +146,12 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 	case "go":
 		if p := knob(KnobGoMaxProcs); p != "" {
 			v.Processors, _ = strconv.Atoi(p)
+		} else if quota > 0 {
+			v.Processors = quota
 		} else if procs > 0 {
 			knobs = append(knobs, pipeline.Knob{Name: KnobGoMaxProcs, Value: strconv.Itoa(procs)})
 		}
-		if v.Processors > 0 {
+		if v.Processors > 0 && (quota == 0 || knob(KnobGoMaxProcs) != "") {
 			env["GOMAXPROCS"] = strconv.Itoa(v.Processors)
 		}
 		if m := knob(KnobGoMemLimit); m != "" {
@@ -149,12 +165,18 @@ func resolveVariant(b *Batch, t *Target, knobs []pipeline.Knob, listed map[strin
 			v.GCLog = "gctrace"
 		}
 	case "jvm":
+		flagProcs := 0
 		if p := knob(KnobProcessors); p != "" {
 			v.Processors, _ = strconv.Atoi(p)
+			flagProcs = v.Processors
+		} else if quota > 0 {
+			v.Processors = quota
 		} else if procs > 0 {
 			knobs = append(knobs, pipeline.Knob{Name: KnobProcessors, Value: strconv.Itoa(procs)})
+			flagProcs = procs
 		}
-		v.Argv = jvmArgv(t, knob(KnobGC), knob(KnobHeap), v.Processors, knob(KnobFlags))
+		v.Argv = jvmArgv(t, knob(KnobGC), knob(KnobHeap), flagProcs, knob(KnobFlags))
+		v.Argv = withViewFlag(t, v.Limits, v.Argv) // limits.go
 		if t.GCLog {
 			v.GCLog = "file"
 		}
@@ -268,6 +290,10 @@ func labelPart(k pipeline.Knob) string {
 		return "mem" + v
 	case KnobGoGC:
 		return "gogc" + v
+	case KnobCPUs:
+		return "cpus" + v
+	case KnobMemory:
+		return "lim" + v
 	}
 	return fmt.Sprintf("%s%s", k.Name, v)
 }

@@ -46,6 +46,7 @@ func scriptParams(dir string, jvm bool) testscript.Params {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("YARDSTICK_UPDATE") == "1",
 		Cmds:                scriptCmds,
+		Condition:           scriptCondition, // cgroups_test.go
 		Setup: func(e *testscript.Env) error {
 			root, err := filepath.Abs("../..")
 			if err != nil {

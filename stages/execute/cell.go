@@ -17,6 +17,7 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
+	"yardstick/stages/execute/cgroup"
 	"yardstick/stages/execute/gclog"
 	"yardstick/stages/execute/procsample"
 	"yardstick/stats"
@@ -30,6 +31,7 @@ type offsets struct {
 	stderr    int64
 	gcLog     int64
 	accessLog int64
+	cg        *cgroup.Stat // the start's control group's counters; nil without one
 }
 
 func fileSize(p string) int64 {
@@ -49,6 +51,7 @@ func (r *runner) offsetsOf(t *target) offsets {
 		stderr:    fileSize(t.stderr),
 		gcLog:     fileSize(t.gcLog),
 		accessLog: fileSize(r.resolvePath(t.variant.Dir, t.variant.AccessLog)),
+		cg:        cgroupStat(t),
 	}
 }
 
@@ -344,6 +347,8 @@ func (c *cellRun) fill() error {
 	cp.Varies = c.t.varies
 	cp.GC = c.r.gcStats(c.t, c.before, *c.kept, c.end, c.after)
 	cp.AccessLog = c.accessLog(load.Requests)
+	cp.Cgroup = cgroupStats(c.t, *c.kept, c.end, c.after)
+	cp.ContainerView = containerView(c.t, c.end)
 	cp.Ended = time.Now()
 	return nil
 }

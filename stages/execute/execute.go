@@ -299,6 +299,9 @@ func (r *runner) stop(p *procgroup.Process) procgroup.StopReport {
 	if rep.Lingering {
 		r.prog.note(fmt.Sprintf("stop %s (pid %d): processes of its group outlived it and SIGKILL", name, p.PID()))
 	}
+	if rep.CgroupErr != nil {
+		r.prog.note(fmt.Sprintf("warning: stop %s (pid %d): %v", name, p.PID(), rep.CgroupErr))
+	}
 	return rep
 }
 

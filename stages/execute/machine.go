@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"yardstick/pipeline"
+	"yardstick/stages/execute/cgroup"
 	"yardstick/stages/execute/hosts"
 	"yardstick/stages/execute/machine"
 )
@@ -24,3 +25,8 @@ func Environment(ctx context.Context) pipeline.Environment { return machine.Capt
 func Lock(p *pipeline.Plan, workdir string, env pipeline.Environment) *pipeline.Lock {
 	return machine.Lock(p, workdir, env)
 }
+
+// CgroupsAvailable says whether a control group per target start can be
+// made here: nil, or an error naming what is missing (the hierarchy, root
+// or a delegated subtree). A batch with limits needs one.
+func CgroupsAvailable() error { return cgroup.Available() }

@@ -234,7 +234,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 		return nil, err
 	}
 	t.logs = logs
-	p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(argv), Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: logs.stdout.child, Stderr: logs.stderr.child})
+	p, err := r.start(procgroup.Spec{Argv: r.targetHost(b).Wrap(argv), Env: v.Env, Dir: r.dir(v.Dir), CPUs: cpus, Stdout: logs.stdout.child, Stderr: logs.stderr.child, Cgroup: cgroupFor(v)})
 	logs.started()
 	t.rec = &pipeline.StartRecord{Name: t.name, StartSeq: c.StartSeq, Variant: v.Label, Repeat: c.Repeat, Argv: argv, Env: v.Env, Hosts: r.startHosts(b)}
 	if err != nil {

@@ -6,7 +6,8 @@
 //
 // Each check is one function below, named as in docs/methodology.md#checks:
 // event_loops, log_bytes, response_bytes, response_varies,
-// loadgen_saturation, littles_law, nagle_floor, affinity, gc_window; and
+// loadgen_saturation, littles_law, nagle_floor, affinity, gc_window,
+// container_view (container.go); and
 // error_rate, since a window of failed requests measures nothing else;
 // cross_node (crossnode.go) for runs whose batches ran on cluster nodes.
 package fairness
@@ -98,6 +99,7 @@ func Check(in Input) []pipeline.FairnessRow {
 			bc.nagle(ci)
 			bc.affinity(ci)
 			bc.gcWindow(ci)
+			bc.containerView(ci) // container.go
 		}
 		rows = append(rows, bc.rows...)
 	}
@@ -156,6 +158,8 @@ func (bc *batchCheck) eventLoops() {
 		switch {
 		case v.EventLoopThreads != "" && ci.cp.Target != nil && ci.cp.Target.EventLoopThreads >= 0:
 			got, how = ci.cp.Target.EventLoopThreads, fmt.Sprintf("threads matching /%s/ in /proc/<pid>/task/*/comm after warm-up", v.EventLoopThreads)
+		case v.Kind == "go" && v.Limits != nil && v.Limits.CPUs > 0 && ci.cp.ContainerView != nil && ci.cp.ContainerView.Processors != nil && envInt(v.Env, "GOMAXPROCS") == 0:
+			got, how = *ci.cp.ContainerView.Processors, "GOMAXPROCS as the runtime set it from its CPU quota (gctrace)"
 		case v.Kind == "go":
 			got, how = envInt(v.Env, "GOMAXPROCS"), "GOMAXPROCS in the target's environment (Go names no threads)"
 		default:

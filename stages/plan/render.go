@@ -80,6 +80,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 			}
 			b.WriteString(")\n")
 			writeProcess(&b, &v.Process, "    ")
+			writeLimits(&b, &v, "    ")
 		}
 		b.WriteString("  cells:\n")
 		for _, c := range cells {
@@ -88,6 +89,23 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLimits says what control group a variant's starts run in and the
+// processor count its runtime is expected to pick under the quota.
+func writeLimits(b *strings.Builder, v *pipeline.Variant, indent string) {
+	l := v.Limits
+	if l == nil {
+		return
+	}
+	var parts []string
+	if l.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("CPU quota %s per %s period", strconv.FormatFloat(l.CPUs, 'f', -1, 64), time.Duration(l.PeriodUS)*time.Microsecond))
+	}
+	if l.MemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("memory %s (%d bytes)", l.Memory, l.MemoryBytes))
+	}
+	fmt.Fprintf(b, "%slimits: %s, in a control group per start; runs with %d processor(s)\n", indent, strings.Join(parts, ", "), v.Processors)
 }
 
 func writeProcess(b *strings.Builder, p *pipeline.Process, indent string) {

@@ -34,6 +34,7 @@ func batchSection(d *doc, t *analysis.Tables, b *analysis.Batch) {
 		d.table(preconditions(b)+" · baseline "+b.Baseline.Label, scoreHead, scores)
 	}
 	results(d, b)
+	limitsSection(d, b) // limits.go
 	if b.Baseline != nil {
 		ratios(d, b)
 	}

@@ -40,6 +40,12 @@ func measured(r *datasets.Cell, cp *pipeline.Checkpoint) (*hdrstat.Dist, *datase
 	if g := cp.GC; g != nil {
 		gcColumns(r, g)
 	}
+	if g := cp.Cgroup; g != nil {
+		cgroupColumns(r, g) // limits.go
+	}
+	if v := cp.ContainerView; v != nil {
+		viewColumns(r, v)
+	}
 	if a := cp.AccessLog; a != nil {
 		r.LogBytes = ptr(a.Bytes)
 		r.LogBytesPerRequest = ptr(a.BytesPerRequest)

@@ -267,6 +267,7 @@ func planColumns(p *pipeline.Plan, c *pipeline.Cell) datasets.Cell {
 		if v.Processors > 0 {
 			r.Processors = ptr(int64(v.Processors))
 		}
+		limitColumns(&r, v.Limits) // limits.go
 	}
 	pt := c.Point
 	if pt.Payload != nil {
@@ -493,27 +494,11 @@ func goMemLimitBytes(s string) *int64 {
 // jvmSizeBytes parses a JVM size (-Xmx syntax: a number with an optional
 // k, m, g or t suffix, powers of 1024); nil if it does not parse.
 func jvmSizeBytes(s string) *int64 {
-	mult := int64(1)
-	if s != "" {
-		switch s[len(s)-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		case 't', 'T':
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			s = s[:len(s)-1]
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || n > math.MaxInt64/mult {
+	n, ok := pipeline.JVMBytes(s)
+	if !ok {
 		return nil
 	}
-	return ptr(n * mult)
+	return ptr(n)
 }
 
 // micros converts seconds to whole microseconds, rounded to nearest.

@@ -51,6 +51,7 @@ var batchChecks = []func(*checker){
 	checkPlacement,
 	checkShares,
 	checkProcessors,
+	checkLimits,
 	checkKinds,
 	checkHeaps,
 	checkWindows,
@@ -243,8 +244,8 @@ func checkProcessors(c *checker) {
 	}
 	for _, t := range c.b.Targets {
 		for _, v := range schema.Variants(c.b, t) {
-			if v.Processors == len(set) {
-				continue
+			if v.Processors == quotaProcessors(t.Kind, &v, len(set)) || v.Limits != nil && v.Limits.CPUs > 0 {
+				continue // under a quota: checkLimits
 			}
 			var knob, path string
 			switch t.Kind {
@@ -405,10 +406,16 @@ func godebugSets(v, key string) bool {
 // memory results carry their precondition.
 func checkHeaps(c *checker) {
 	for _, t := range c.b.Targets {
-		if t.Kind == "jvm" && !t.Heap.Set() {
+		if t.Kind == "jvm" && !t.Heap.Set() && !memoryLimited(t) {
 			c.add(Error, "heaps", c.pos("targets", t.Name), "target %s: JVM heap not set; declare heap (it sets -Xms and -Xmx) so memory results carry their heap size", t.Name)
 		}
 	}
+}
+
+// memoryLimited reports whether every variant of t has a memory limit,
+// from which the JVM sizes a heap that is not set (and records it).
+func memoryLimited(t *schema.Target) bool {
+	return t.Limits != nil && t.Limits.Memory.Set()
 }
 
 // checkWindows: windows are sane, and equal for every target of the batch.

@@ -19,6 +19,10 @@
 //     "GC(n) Pause ... <duration>ms"; the collection count is the number of
 //     distinct GC(n) ids in the window.
 //
+// [ViewJVM] and [ViewGo] read what the runtime saw of its resources, for
+// the container_view check: the JVM's gc,init lines (processors, memory,
+// maximum heap) and the P count of a gctrace line (GOMAXPROCS).
+//
 // The parsers never fail and never panic: lines they do not recognise are
 // skipped, so a window that starts or ends in the middle of a collection
 // still gives the pauses that lie inside it.

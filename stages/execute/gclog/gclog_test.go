@@ -303,3 +303,25 @@ func checkStats(t *testing.T, s Stats) {
 		t.Errorf("inconsistent stats: %+v", s)
 	}
 }
+
+func TestViews(t *testing.T) {
+	jvm := []byte("[0.038s][info ][gc,init     ] CPUs: 2 total, 1 available\n" +
+		"[0.038s][info ][gc,init     ] Memory: 512M\n" +
+		"[0.039s][info][gc,init] Heap Max Capacity: 128M\n" +
+		"Memory: 9G (not a gc,init line)\n")
+	if got, want := ViewJVM(jvm), (View{Processors: 1, MemoryBytes: 512 << 20, HeapMaxBytes: 128 << 20}); got != want {
+		t.Errorf("ViewJVM = %+v, want %+v", got, want)
+	}
+	if got := ViewJVM([]byte("[gc,init] Memory: 99999999999999999999G\n")); got.MemoryBytes != -1 || got.Processors != -1 {
+		t.Errorf("ViewJVM of nothing usable = %+v, want -1s", got)
+	}
+	gor := []byte("gc 1 @0.010s 1%: 0.018+1.2+0.021 ms clock, 0.036+0.5/1.1/0+0.042 ms cpu, 4->4->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 4 P\n" +
+		"serving\n" +
+		"gc 2 @0.020s 1%: 0.018+1.2+0.021 ms clock, 0.036+0.5/1.1/0+0.042 ms cpu, 4->4->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced)\n")
+	if got := ViewGo(gor); got.Processors != 2 || got.MemoryBytes != -1 {
+		t.Errorf("ViewGo = %+v, want 2 P", got)
+	}
+	if got := ViewGo([]byte("0 MB globals, 3 P\n")); got.Processors != -1 {
+		t.Errorf("ViewGo took a line that is not a gctrace line: %+v", got)
+	}
+}

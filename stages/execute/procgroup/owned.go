@@ -22,8 +22,10 @@ import (
 // child (and zombie, to reap) instead of init's. Owned walks /proc for the
 // members of a start: its group, the descendants of its leader, and every
 // process that carries its OwnerEnv value. (A process that both leaves the
-// group and clears its environment after its parent exits is not found:
-// a cgroup per start would close that gap.)
+// group and clears its environment after its parent exits is not found
+// this way.) A start with a control group (Spec.Cgroup) closes that gap:
+// its members are the group's processes, each born in it, and Stop kills
+// the whole group.
 
 // OwnerEnv names the environment variable that marks the processes of one
 // start.
@@ -55,6 +57,9 @@ type Member struct {
 // it runs: its process group, the descendants of any of them, and the
 // processes that carry p's OwnerEnv value.
 func (p *Process) Owned() ([]Member, error) {
+	if p.group != nil {
+		return p.groupMembers()
+	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, fmt.Errorf("list processes: %w", err)
@@ -90,6 +95,38 @@ func (p *Process) Owned() ([]Member, error) {
 		}
 	}
 	return out, nil
+}
+
+// groupMembers lists the live processes of p's control group.
+func (p *Process) groupMembers() ([]Member, error) {
+	pids, err := p.group.PIDs()
+	if err != nil {
+		return nil, fmt.Errorf("list the processes of cgroup %s: %w", p.group.Where(), err)
+	}
+	var out []Member
+	for _, pid := range pids {
+		if m, ok := readMember(pid); ok && pid != os.Getpid() {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// killGroup kills what is left in p's control group once its process
+// group is gone (the processes that left it), reports them, and removes
+// the control group.
+func (p *Process) killGroup() ([]Member, error) {
+	left, _ := p.groupMembers()
+	_, err := p.group.Kill()
+	for _, m := range left {
+		if m.PPID == os.Getpid() {
+			reapIfChild(m.PID) // a zombie is out of the group, not yet gone
+		}
+	}
+	if err != nil {
+		return left, err
+	}
+	return left, p.group.Delete()
 }
 
 // readMember reads a live (not zombie) process's ids and command line.

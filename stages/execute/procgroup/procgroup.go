@@ -22,11 +22,14 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"yardstick/stages/execute/cgroup"
 )
 
 // Spec says what to start.
@@ -44,6 +47,10 @@ type Spec struct {
 	// ExtraFiles, Pipes: a caller that needs pipes sets Setup instead.
 	// Setup may adjust the command before it starts (pipes, for example).
 	Setup func(*exec.Cmd) error
+	// Cgroup, when set, starts the process in a control group of its own
+	// with these limits (zero limits: the group only owns and counts the
+	// processes). Every descendant is born in it, and Stop kills them all.
+	Cgroup *cgroup.Limits
 }
 
 // A Process is a started process group.
@@ -51,6 +58,7 @@ type Process struct {
 	Cmd     *exec.Cmd
 	Started time.Time // just before fork
 	owner   string    // the OwnerEnv value of this start
+	group   *cgroup.Group
 	done    chan struct{}
 	waitErr error
 	mu      sync.Mutex
@@ -76,6 +84,13 @@ func Start(s Spec) (*Process, error) {
 		}
 	}
 	p := &Process{Cmd: cmd, owner: owner, done: make(chan struct{})}
+	if s.Cgroup != nil {
+		g, err := cgroup.New(strings.ReplaceAll(owner, ".", "-"), *s.Cgroup)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
+		}
+		p.group = g
+	}
 	started := make(chan error, 1)
 	go func() {
 		// This goroutine owns its thread until the child is reaped: the
@@ -109,7 +124,7 @@ func Start(s Spec) (*Process, error) {
 			pinned = true
 		}
 		p.Started = time.Now()
-		if err := cmd.Start(); err != nil {
+		if err := p.fork(); err != nil {
 			started <- err
 			return
 		}
@@ -121,10 +136,25 @@ func Start(s Spec) (*Process, error) {
 		close(p.done)
 	}()
 	if err := <-started; err != nil {
+		if p.group != nil {
+			_ = p.group.Delete()
+		}
 		return nil, fmt.Errorf("start %s: %w", s.Argv[0], err)
 	}
 	return p, nil
 }
+
+// fork starts the command, in its control group if it has one; it runs on
+// the locked thread that waits for the child.
+func (p *Process) fork() error {
+	if p.group != nil {
+		return p.group.Start(p.Cmd)
+	}
+	return p.Cmd.Start()
+}
+
+// Cgroup is the process's control group, nil without one.
+func (p *Process) Cgroup() *cgroup.Group { return p.group }
 
 // PID is the process id, also its process group id.
 func (p *Process) PID() int { return p.Cmd.Process.Pid }
@@ -184,6 +214,9 @@ type StopReport struct {
 	// Leftovers are the processes of the start that outlived its group
 	// (they had left it, with setsid for example) and were killed.
 	Leftovers []Member
+	// CgroupErr says why the start's control group could not be emptied
+	// or removed; nil when it was (or there was none).
+	CgroupErr error
 }
 
 // Stop ends the process group: SIGTERM, then SIGKILL after grace if the
@@ -210,6 +243,10 @@ func (p *Process) Stop(grace time.Duration) StopReport {
 		time.Sleep(5 * time.Millisecond)
 	}
 	rep.Lingering = GroupAlive(p.PID())
+	if p.group != nil {
+		rep.Leftovers, rep.CgroupErr = p.killGroup()
+		return rep
+	}
 	rep.Leftovers = p.killLeftovers()
 	return rep
 }
