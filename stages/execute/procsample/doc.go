@@ -10,8 +10,15 @@
 // gone. Processes and threads that exit while they are being read are
 // skipped, not reported as errors.
 //
-// All reads go through a [procfs.FS], so tests can point it at a fixture
-// tree under testdata/fixtures instead of /proc.
+// A Sampler looks through every process of /proc for the group's members
+// once a second (rescanEvery), and whenever a member it knew is gone;
+// between two looks each sample reads only the members' own files. The
+// files every sample reads (stat, each thread's status) are parsed in
+// place from one reused buffer: the sampler runs beside the load, so its
+// cost per interval counts.
+//
+// All reads go through an [FS], so tests can point it at a fixture tree
+// under testdata/fixtures instead of /proc.
 //
 // Two details of /proc shape the figures:
 //

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
+	"strconv"
 	"syscall"
-
-	"github.com/prometheus/procfs"
 )
 
 // ErrGroupGone is returned when no live process is left in the group.
@@ -17,22 +17,35 @@ var ErrGroupGone = errors.New("procsample: no live process in the process group"
 // group is pgid, read from /proc/<pid>/stat of every process. Zombies
 // (exited, not yet reaped) are not live and are left out; so are processes
 // that exit while being read.
-func GroupPIDs(pfs procfs.FS, pgid int) ([]int, error) {
-	procs, err := pfs.AllProcs()
+func GroupPIDs(fs FS, pgid int) ([]int, error) {
+	return newReader(fs).groupPIDs(pgid)
+}
+
+func (r *reader) groupPIDs(pgid int) ([]int, error) {
+	d, err := os.Open(r.fs.root)
+	if err != nil {
+		return nil, fmt.Errorf("procsample: list processes: %w", err)
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
 	if err != nil {
 		return nil, fmt.Errorf("procsample: list processes: %w", err)
 	}
 	var pids []int
-	for _, p := range procs {
-		st, err := p.Stat()
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		st, err := r.stat(pid)
 		if vanished(err) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("procsample: read stat of pid %d: %w", p.PID, err)
+			return nil, fmt.Errorf("procsample: read stat of pid %d: %w", pid, err)
 		}
-		if st.PGRP == pgid && live(st.State) {
-			pids = append(pids, p.PID)
+		if st.pgrp == pgid && live(st.state) {
+			pids = append(pids, pid)
 		}
 	}
 	sort.Ints(pids)
@@ -41,8 +54,8 @@ func GroupPIDs(pfs procfs.FS, pgid int) ([]int, error) {
 
 // live reports whether a process in this /proc state still runs: not a
 // zombie (Z) and not dead (X, x).
-func live(state string) bool {
-	return state != "Z" && state != "X" && state != "x"
+func live(state byte) bool {
+	return state != 'Z' && state != 'X' && state != 'x'
 }
 
 // vanished reports whether err is what reading /proc gives for a process or

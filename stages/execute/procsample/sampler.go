@@ -7,20 +7,27 @@ import (
 	"regexp"
 	"sync"
 	"time"
-
-	"github.com/prometheus/procfs"
 )
 
 // ErrInterval is returned by [Sampler.Run] at once when the sampling
 // interval is not positive: nothing can be sampled.
 var ErrInterval = errors.New("procsample: sampling interval")
 
+// rescanEvery is how often a Sampler looks through every process of
+// /proc for the group's members; between two looks it reads only the
+// members it knows. A member that is gone makes the next sample look again.
+const rescanEvery = time.Second
+
 // Sampler samples a process group at a fixed interval.
 type Sampler struct {
-	fs       procfs.FS
+	fs       FS
 	pgid     int
 	re       *regexp.Regexp
 	interval time.Duration
+
+	r        *reader
+	members  []int     // the group's live processes at the last look through /proc
+	lastScan time.Time // when that was
 
 	mu      sync.Mutex
 	samples []Sample
@@ -30,9 +37,10 @@ type Sampler struct {
 // every interval, counting threads that match re (nil: none). capacity is
 // the number of samples expected (window / interval + 1), so that sampling
 // does not reallocate during the measure window; more still fit.
-func NewSampler(pfs procfs.FS, pgid int, re *regexp.Regexp, interval time.Duration, capacity int) *Sampler {
+func NewSampler(fs FS, pgid int, re *regexp.Regexp, interval time.Duration, capacity int) *Sampler {
 	return &Sampler{
-		fs:       pfs,
+		fs:       fs,
+		r:        newReader(fs),
 		pgid:     pgid,
 		re:       re,
 		interval: interval,
@@ -55,7 +63,7 @@ func (s *Sampler) Run(ctx context.Context) error {
 	var first error
 	failed := 0
 	for {
-		smp, err := Take(s.fs, s.pgid, s.re)
+		smp, err := s.take()
 		switch {
 		case errors.Is(err, ErrGroupGone):
 			return joinFailed(err, first, failed)
@@ -75,6 +83,39 @@ func (s *Sampler) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// take reads one sample of the group's members, looking for them through
+// all of /proc first when rescanEvery has passed since the last look, or
+// when a member was found gone.
+func (s *Sampler) take() (Sample, error) {
+	start := time.Now()
+	if s.members == nil || start.Sub(s.lastScan) >= rescanEvery {
+		if err := s.scan(); err != nil {
+			return Sample{Time: start}, err
+		}
+	}
+	smp, gone, err := s.r.sample(s.members, s.pgid, s.re)
+	if gone > 0 {
+		if err := s.scan(); err != nil {
+			return smp, err
+		}
+		smp, _, err = s.r.sample(s.members, s.pgid, s.re)
+	}
+	smp.Time = start // when the reading started, as Take's
+	return smp, err
+}
+
+func (s *Sampler) scan() error {
+	pids, err := s.r.groupPIDs(s.pgid)
+	if err != nil {
+		return err
+	}
+	s.members, s.lastScan = pids, time.Now()
+	if s.members == nil {
+		s.members = []int{}
+	}
+	return nil
 }
 
 func joinFailed(end, first error, failed int) error {
