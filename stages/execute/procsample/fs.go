@@ -48,8 +48,9 @@ type stat struct {
 // reader reads /proc files into one buffer it keeps, so that a sample
 // allocates nothing per process or thread once the buffer has grown.
 type reader struct {
-	fs  FS
-	buf []byte
+	fs      FS
+	buf     []byte
+	sampled []int // the processes the last sample summed over
 }
 
 func newReader(fs FS) *reader { return &reader{fs: fs, buf: make([]byte, 4096)} }
@@ -65,7 +66,9 @@ func (r *reader) read(path string) ([]byte, error) {
 	for {
 		m, err := f.Read(r.buf[n:])
 		n += m
-		if errors.Is(err, io.EOF) || (err == nil && m == 0) {
+		// A /proc stat or status file is generated whole on the first
+		// read, so a read that does not fill the buffer has it all.
+		if errors.Is(err, io.EOF) || (err == nil && (m == 0 || n < len(r.buf))) {
 			return r.buf[:n], nil
 		}
 		if err != nil {

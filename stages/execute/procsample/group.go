@@ -21,7 +21,34 @@ func GroupPIDs(fs FS, pgid int) ([]int, error) {
 	return newReader(fs).groupPIDs(pgid)
 }
 
-func (r *reader) groupPIDs(pgid int) ([]int, error) {
+func (r *reader) groupPIDs(pgid int) ([]int, error) { return r.groupPIDsInto(pgid, nil) }
+
+// groupPIDsInto is groupPIDs that also records, in known, every process
+// it read as a member (true) or not (false).
+func (r *reader) groupPIDsInto(pgid int, known map[int]bool) ([]int, error) {
+	all, err := r.list()
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, pid := range all {
+		member, err := r.isMember(pid, pgid)
+		if err != nil {
+			return nil, err
+		}
+		if member {
+			pids = append(pids, pid)
+		}
+		if known != nil {
+			known[pid] = member
+		}
+	}
+	sort.Ints(pids)
+	return pids, nil
+}
+
+// list lists the processes of the tree.
+func (r *reader) list() ([]int, error) {
 	d, err := os.Open(r.fs.root)
 	if err != nil {
 		return nil, fmt.Errorf("procsample: list processes: %w", err)
@@ -31,25 +58,26 @@ func (r *reader) groupPIDs(pgid int) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("procsample: list processes: %w", err)
 	}
-	var pids []int
+	pids := make([]int, 0, len(names))
 	for _, n := range names {
-		pid, err := strconv.Atoi(n)
-		if err != nil {
-			continue
-		}
-		st, err := r.stat(pid)
-		if vanished(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("procsample: read stat of pid %d: %w", pid, err)
-		}
-		if st.pgrp == pgid && live(st.state) {
+		if pid, err := strconv.Atoi(n); err == nil {
 			pids = append(pids, pid)
 		}
 	}
-	sort.Ints(pids)
 	return pids, nil
+}
+
+// isMember reports whether process pid is a live member of group pgid; a
+// process that has gone is not.
+func (r *reader) isMember(pid, pgid int) (bool, error) {
+	st, err := r.stat(pid)
+	if vanished(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("procsample: read stat of pid %d: %w", pid, err)
+	}
+	return st.pgrp == pgid && live(st.state), nil
 }
 
 // live reports whether a process in this /proc state still runs: not a

@@ -64,14 +64,14 @@ func Take(fs FS, pgid int, re *regexp.Regexp) (Sample, error) {
 
 // sample reads one Sample summed over pids, members of group pgid. It also
 // returns how many of them were gone (exited, a zombie, or moved to
-// another group), which a sampler takes as a sign that the group has
-// changed.
+// another group); r.sampled lists the others.
 func (r *reader) sample(pids []int, pgid int, re *regexp.Regexp) (Sample, int, error) {
 	s := Sample{Time: time.Now(), MatchedThreads: -1}
 	if re != nil {
 		s.MatchedThreads = 0
 	}
 	gone := 0
+	r.sampled = r.sampled[:0]
 	for _, pid := range pids {
 		ok, err := r.addProc(&s, pid, pgid, re)
 		if err != nil {
@@ -79,6 +79,7 @@ func (r *reader) sample(pids []int, pgid int, re *regexp.Regexp) (Sample, int, e
 		}
 		if ok {
 			s.PIDs++
+			r.sampled = append(r.sampled, pid)
 		} else {
 			gone++
 		}

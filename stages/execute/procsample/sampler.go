@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"sync"
 	"time"
 )
@@ -13,10 +14,18 @@ import (
 // interval is not positive: nothing can be sampled.
 var ErrInterval = errors.New("procsample: sampling interval")
 
-// rescanEvery is how often a Sampler looks through every process of
-// /proc for the group's members; between two looks it reads only the
-// members it knows. A member that is gone makes the next sample look again.
-const rescanEvery = time.Second
+// How a Sampler finds the group's members without reading every
+// process's stat at every sample (listing /proc alone costs more than a
+// sample of a small group): every listEvery it lists /proc and reads the
+// stat of the processes that were not listed the time before (a new member
+// is a new process, a fork of a member), and every rescanEvery it reads
+// the stat of every process, which catches one that joined the group with
+// setpgid. Between two listings each sample reads the members it knows; a
+// member that has exited or left the group is dropped at once.
+const (
+	listEvery   = time.Second
+	rescanEvery = 10 * time.Second
+)
 
 // Sampler samples a process group at a fixed interval.
 type Sampler struct {
@@ -26,8 +35,10 @@ type Sampler struct {
 	interval time.Duration
 
 	r        *reader
-	members  []int     // the group's live processes at the last look through /proc
-	lastScan time.Time // when that was
+	members  []int        // the group's live processes at the last look through /proc
+	known    map[int]bool // every process listed at the last look: a member or not
+	lastScan time.Time    // when /proc was last read whole
+	lastList time.Time    // when /proc was last listed
 
 	mu      sync.Mutex
 	samples []Sample
@@ -85,35 +96,76 @@ func (s *Sampler) Run(ctx context.Context) error {
 	}
 }
 
-// take reads one sample of the group's members, looking for them through
-// all of /proc first when rescanEvery has passed since the last look, or
-// when a member was found gone.
+// take reads one sample of the group's members, after listing /proc for
+// new processes (see rescanEvery).
 func (s *Sampler) take() (Sample, error) {
 	start := time.Now()
-	if s.members == nil || start.Sub(s.lastScan) >= rescanEvery {
-		if err := s.scan(); err != nil {
-			return Sample{Time: start}, err
-		}
+	var err error
+	switch {
+	case s.known == nil || start.Sub(s.lastScan) >= rescanEvery:
+		err = s.rescan()
+	case start.Sub(s.lastList) >= listEvery:
+		err = s.update()
+	}
+	if err != nil {
+		return Sample{Time: start}, err
 	}
 	smp, gone, err := s.r.sample(s.members, s.pgid, s.re)
-	if gone > 0 {
-		if err := s.scan(); err != nil {
-			return smp, err
+	if gone > 0 { // a member exited or left the group: not one any more
+		for _, pid := range s.members {
+			s.known[pid] = false
 		}
-		smp, _, err = s.r.sample(s.members, s.pgid, s.re)
+		s.members = append(s.members[:0], s.r.sampled...)
+		for _, pid := range s.members {
+			s.known[pid] = true
+		}
 	}
 	smp.Time = start // when the reading started, as Take's
 	return smp, err
 }
 
-func (s *Sampler) scan() error {
-	pids, err := s.r.groupPIDs(s.pgid)
+// rescan reads the stat of every process to find the members.
+func (s *Sampler) rescan() error {
+	known := map[int]bool{}
+	pids, err := s.r.groupPIDsInto(s.pgid, known)
 	if err != nil {
 		return err
 	}
-	s.members, s.lastScan = pids, time.Now()
-	if s.members == nil {
-		s.members = []int{}
+	s.members, s.known = pids, known
+	s.lastScan = time.Now()
+	s.lastList = s.lastScan
+	return nil
+}
+
+// update lists /proc and reads the stat of the processes not listed at
+// the last look only.
+func (s *Sampler) update() error {
+	names, err := s.r.list()
+	if err != nil {
+		return err
+	}
+	known := make(map[int]bool, len(s.known))
+	added := false
+	for _, pid := range names {
+		member, seen := s.known[pid]
+		if !seen {
+			member, err = s.r.isMember(pid, s.pgid)
+			if err != nil {
+				return err
+			}
+			added = added || member
+		}
+		known[pid] = member
+	}
+	s.known, s.lastList = known, time.Now()
+	if added || len(s.members) == 0 {
+		s.members = s.members[:0]
+		for pid, member := range known {
+			if member {
+				s.members = append(s.members, pid)
+			}
+		}
+		sort.Ints(s.members)
 	}
 	return nil
 }
