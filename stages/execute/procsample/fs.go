@@ -2,14 +2,13 @@ package procsample
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 )
 
 // FS is the /proc tree a sample reads: procfs for the files read once in a
@@ -50,40 +49,185 @@ type stat struct {
 type reader struct {
 	fs      FS
 	buf     []byte
-	sampled []int // the processes the last sample summed over
+	dents   []byte // directory entries of a task directory
+	tids    []int  // the threads of the process being read
+	sampled []int  // the processes the last sample summed over
+
+	// With keep set (a Sampler's reader), the members' files stay open
+	// between samples and are read again from offset 0: a /proc file
+	// regenerates its text on every read, and an open file keeps
+	// answering for the same process (ESRCH once it has gone, even if its
+	// pid is reused). A file no sample read is closed (sweep).
+	keep bool
+	fds  map[fileKey]*keptFile
+	gen  int
 }
 
-func newReader(fs FS) *reader { return &reader{fs: fs, buf: make([]byte, 4096)} }
+// fileKey names a file of a process (tid 0) or of one of its threads.
+type fileKey struct {
+	pid, tid int
+	name     string
+}
 
-// read reads the file at path into r.buf and returns its bytes.
-func (r *reader) read(path string) ([]byte, error) {
-	f, err := os.Open(path)
+type keptFile struct {
+	fd  int
+	gen int // the last sample that read it
+}
+
+func (k fileKey) path(root string) string {
+	if k.tid == 0 {
+		return filepath.Join(root, strconv.Itoa(k.pid), k.name)
+	}
+	return filepath.Join(root, strconv.Itoa(k.pid), "task", strconv.Itoa(k.tid), k.name)
+}
+
+func newReader(fs FS, keep bool) *reader {
+	return &reader{fs: fs, buf: make([]byte, 4096), dents: make([]byte, 8192), keep: keep}
+}
+
+// read reads file k into r.buf and returns its bytes. It uses the system
+// calls directly: an os.File would register every /proc file with the
+// runtime's poller and allocate on each open.
+func (r *reader) read(k fileKey) ([]byte, error) {
+	fd, kept, err := r.open(k, unix.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	if !kept {
+		defer unix.Close(fd)
+	}
 	n := 0
 	for {
-		m, err := f.Read(r.buf[n:])
+		m, err := unix.Pread(fd, r.buf[n:], int64(n))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			r.forget(k)
+			return nil, &os.PathError{Op: "read", Path: k.path(r.fs.root), Err: err}
+		}
 		n += m
 		// A /proc stat or status file is generated whole on the first
 		// read, so a read that does not fill the buffer has it all.
-		if errors.Is(err, io.EOF) || (err == nil && (m == 0 || n < len(r.buf))) {
+		if m == 0 || n < len(r.buf) {
 			return r.buf[:n], nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		if n == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...)
+		r.buf = append(r.buf, make([]byte, len(r.buf))...)
+	}
+}
+
+// open returns a descriptor of file k, and whether it is kept open.
+func (r *reader) open(k fileKey, flags int) (int, bool, error) {
+	if f, ok := r.fds[k]; ok {
+		f.gen = r.gen
+		return f.fd, true, nil
+	}
+	fd, err := unix.Open(k.path(r.fs.root), flags|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, false, &os.PathError{Op: "open", Path: k.path(r.fs.root), Err: err}
+	}
+	if !r.keep {
+		return fd, false, nil
+	}
+	if r.fds == nil {
+		r.fds = map[fileKey]*keptFile{}
+	}
+	r.fds[k] = &keptFile{fd: fd, gen: r.gen}
+	return fd, true, nil
+}
+
+// forget closes file k if it is kept open.
+func (r *reader) forget(k fileKey) {
+	if f, ok := r.fds[k]; ok {
+		unix.Close(f.fd)
+		delete(r.fds, k)
+	}
+}
+
+// sweep closes the kept files the sample just taken did not read, and
+// starts the next sample's generation.
+func (r *reader) sweep() {
+	for k, f := range r.fds {
+		if f.gen != r.gen {
+			unix.Close(f.fd)
+			delete(r.fds, k)
 		}
 	}
+	r.gen++
+}
+
+// close closes every kept file.
+func (r *reader) close() {
+	for k, f := range r.fds {
+		unix.Close(f.fd)
+		delete(r.fds, k)
+	}
+}
+
+// threads lists the thread ids of process pid from its task directory,
+// parsing the directory entries in place.
+func (r *reader) threads(pid int) ([]int, error) {
+	k := fileKey{pid: pid, name: "task"}
+	fd, kept, err := r.open(k, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	if !kept {
+		defer unix.Close(fd)
+	} else if _, err := unix.Seek(fd, 0, 0); err != nil { // list it again from the start
+		r.forget(k)
+		return nil, &os.PathError{Op: "seek", Path: k.path(r.fs.root), Err: err}
+	}
+	r.tids = r.tids[:0]
+	for {
+		n, err := unix.Getdents(fd, r.dents)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			r.forget(k)
+			return nil, &os.PathError{Op: "getdents", Path: k.path(r.fs.root), Err: err}
+		}
+		if n <= 0 {
+			return r.tids, nil
+		}
+		r.tids = appendDirentIDs(r.tids, r.dents[:n])
+	}
+}
+
+// appendDirentIDs appends the numeric names of the linux_dirent64 records
+// in b (ino 8 bytes, off 8, reclen 2, type 1, then the name and a NUL).
+func appendDirentIDs(ids []int, b []byte) []int {
+	for len(b) >= 19 {
+		reclen := int(b[16]) | int(b[17])<<8
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		name := b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if id, ok := parseInt(name); ok && id > 0 {
+			ids = append(ids, int(id))
+		}
+		b = b[reclen:]
+	}
+	return ids
+}
+
+// comm reads the name of thread tid of process pid.
+func (r *reader) comm(pid, tid int) (string, error) {
+	b, err := r.read(fileKey{pid: pid, tid: tid, name: "comm"})
+	if err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSpace(b)), nil // as procfs reads it
 }
 
 // stat reads /proc/<pid>/stat. The command name, in parentheses, may hold
 // anything, so fields are counted from the last ')'.
 func (r *reader) stat(pid int) (stat, error) {
-	b, err := r.read(filepath.Join(r.fs.root, strconv.Itoa(pid), "stat"))
+	b, err := r.read(fileKey{pid: pid, name: "stat"})
 	if err != nil {
 		return stat{}, err
 	}
@@ -132,7 +276,7 @@ var (
 // ctxSwitches reads the voluntary and nonvoluntary context switches of
 // thread tid of process pid from its status file.
 func (r *reader) ctxSwitches(pid, tid int) (vol, nonvol uint64, err error) {
-	b, err := r.read(filepath.Join(r.fs.root, strconv.Itoa(pid), "task", strconv.Itoa(tid), "status"))
+	b, err := r.read(fileKey{pid: pid, tid: tid, name: "status"})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -18,7 +18,7 @@ var ErrGroupGone = errors.New("procsample: no live process in the process group"
 // (exited, not yet reaped) are not live and are left out; so are processes
 // that exit while being read.
 func GroupPIDs(fs FS, pgid int) ([]int, error) {
-	return newReader(fs).groupPIDs(pgid)
+	return newReader(fs, false).groupPIDs(pgid)
 }
 
 func (r *reader) groupPIDs(pgid int) ([]int, error) { return r.groupPIDsInto(pgid, nil) }
@@ -70,7 +70,10 @@ func (r *reader) list() ([]int, error) {
 // isMember reports whether process pid is a live member of group pgid; a
 // process that has gone is not.
 func (r *reader) isMember(pid, pgid int) (bool, error) {
+	keep := r.keep
+	r.keep = false // only the files of members are kept open
 	st, err := r.stat(pid)
+	r.keep = keep
 	if vanished(err) {
 		return false, nil
 	}

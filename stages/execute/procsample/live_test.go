@@ -411,6 +411,7 @@ func TestSamplerFindsNewMembers(t *testing.T) {
 	s := NewSampler(pfs, c.pgid, nil, 20*time.Millisecond, 1024)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	fds := openFDs(t)
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 	waitSample := func(what string, ok func(Sample) bool, from int) int {
@@ -439,4 +440,16 @@ func TestSamplerFindsNewMembers(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	if after := openFDs(t); after != fds {
+		t.Errorf("%d files open before the sampler ran, %d after: it must close what it kept open", fds, after)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
 }

@@ -190,7 +190,7 @@ func TestVanished(t *testing.T) {
 		t.Errorf("got %+v, want one process with one (matching) thread", s)
 	}
 	var empty Sample
-	r := newReader(pfs)
+	r := newReader(pfs, false)
 	if ok, err := r.addProc(&empty, 31998, 31116, nil); ok || err != nil {
 		t.Errorf("addProc of a gone process = %v, %v; want false, nil", ok, err)
 	}

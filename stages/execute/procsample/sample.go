@@ -48,7 +48,7 @@ type Sample struct {
 // ErrGroupGone.
 func Take(fs FS, pgid int, re *regexp.Regexp) (Sample, error) {
 	start := time.Now()
-	r := newReader(fs)
+	r := newReader(fs, false)
 	pids, err := r.groupPIDs(pgid)
 	if err != nil {
 		s := Sample{Time: start, MatchedThreads: -1}
@@ -100,7 +100,7 @@ func (r *reader) addProc(s *Sample, pid, pgid int, re *regexp.Regexp) (bool, err
 	if err != nil {
 		return false, err
 	}
-	threads, err := r.fs.AllThreads(pid)
+	threads, err := r.threads(pid)
 	if vanished(err) {
 		return false, nil
 	}
@@ -109,25 +109,25 @@ func (r *reader) addProc(s *Sample, pid, pgid int, re *regexp.Regexp) (bool, err
 	}
 	var matched int
 	var vol, nonvol uint64
-	for _, t := range threads {
+	for _, tid := range threads {
 		if re != nil {
-			comm, err := t.Comm()
+			comm, err := r.comm(pid, tid)
 			if vanished(err) {
 				continue
 			}
 			if err != nil {
-				return false, fmt.Errorf("read comm of thread %d: %w", t.PID, err)
+				return false, fmt.Errorf("read comm of thread %d: %w", tid, err)
 			}
 			if re.MatchString(comm) {
 				matched++
 			}
 		}
-		v, n, err := r.ctxSwitches(pid, t.PID)
+		v, n, err := r.ctxSwitches(pid, tid)
 		if vanished(err) {
 			continue
 		}
 		if err != nil {
-			return false, fmt.Errorf("read status of thread %d: %w", t.PID, err)
+			return false, fmt.Errorf("read status of thread %d: %w", tid, err)
 		}
 		vol += v
 		nonvol += n

@@ -51,7 +51,7 @@ type Sampler struct {
 func NewSampler(fs FS, pgid int, re *regexp.Regexp, interval time.Duration, capacity int) *Sampler {
 	return &Sampler{
 		fs:       fs,
-		r:        newReader(fs),
+		r:        newReader(fs, true),
 		pgid:     pgid,
 		re:       re,
 		interval: interval,
@@ -71,6 +71,7 @@ func (s *Sampler) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
+	defer s.r.close()
 	var first error
 	failed := 0
 	for {
@@ -120,6 +121,7 @@ func (s *Sampler) take() (Sample, error) {
 			s.known[pid] = true
 		}
 	}
+	s.r.sweep()
 	smp.Time = start // when the reading started, as Take's
 	return smp, err
 }
