@@ -49,22 +49,27 @@ func TestAllChild(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	release := make(chan struct{})
+	started := make(chan struct{})
 	for range 8 { // threads held by locked goroutines
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			started <- struct{}{}
 			<-release
 		}()
 	}
+	for range 8 {
+		<-started
+	}
 	var cpu int
 	fmt.Sscan(want, &cpu)
+	defer wg.Wait()
+	defer close(release)
 	if err := All([]int{cpu}); err != nil {
 		t.Fatal(err)
 	}
-	close(release)
-	wg.Wait()
 	dirs, err := filepath.Glob("/proc/self/task/*/status")
 	if err != nil || len(dirs) < 9 {
 		t.Fatalf("threads: %v %v", dirs, err)
