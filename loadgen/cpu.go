@@ -2,6 +2,9 @@ package loadgen
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,6 +25,26 @@ func Pin(cpus []int) error {
 }
 
 func threadIDs() ([]int, error) { return threadpin.ThreadIDs() }
+
+// dedicated is set by Dedicate.
+var dedicated atomic.Bool
+
+// Dedicate says that this process exists to run the load generator, pinned
+// to cpus (after Pin): the `yardstick loadgen` verb. It sets GOMAXPROCS to
+// one P per CPU, one per event loop, unless the environment sets
+// GOMAXPROCS, and from then on the event loops wait in epoll with a raw
+// system call, holding their Ps: the runtime then neither retakes a P from
+// a waiting loop nor moves the loop to another thread, which would wake
+// threads on the loop's CPUs. The rest of the process (the aggregator, the
+// protocol) runs when the runtime preempts a loop, within about 10 ms.
+// A process that runs other work beside the load, such as a test with its
+// own server, must not call it: the loops would starve that work.
+func Dedicate(cpus []int) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(max(len(cpus), 1))
+	}
+	dedicated.Store(true)
+}
 
 // CPUTime is the CPU time a process has used, from getrusage.
 type CPUTime struct {

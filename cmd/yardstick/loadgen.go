@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -183,7 +182,8 @@ func (f *loadgenFlags) spec(env *cliEnv) (loadgen.Spec, error) {
 }
 
 // pinLoadgen pins the load generator to a CPU list (none: no pinning) and
-// sizes GOMAXPROCS to it unless the environment sets it.
+// dedicates the process to it (one P per CPU, unless the environment sets
+// GOMAXPROCS; see loadgen.Dedicate).
 func pinLoadgen(list string) error {
 	if list == "" {
 		return nil
@@ -195,10 +195,6 @@ func pinLoadgen(list string) error {
 	if err := loadgen.Pin(set); err != nil {
 		return err
 	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		// one P per event loop plus one, so that an idle P keeps the
-		// runtime from handing Ps around while the loops wait in epoll
-		runtime.GOMAXPROCS(len(set) + 1)
-	}
+	loadgen.Dedicate(set)
 	return nil
 }
