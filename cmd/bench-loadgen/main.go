@@ -102,22 +102,54 @@ func run() error {
 	if _, err := runWrk(ctx, wrk, *genCPU, *conns, time.Second, url); err != nil {
 		return err
 	}
-	var rpsRatios, cpuRatios []float64
+	rpsRatios, cpuRatios, err := runPairs(ctx, *pairs, func(ys bool) (sample, error) {
+		if ys {
+			return runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url)
+		}
+		return runWrk(ctx, wrk, *genCPU, *conns, *dur, url)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f (%d pairs)\n", stats.Median(rpsRatios), *pairs)
+	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f (%d pairs)\n", stats.Median(cpuRatios), *pairs)
+	if !*harness {
+		return nil
+	}
+	return reportHarness(ctx, harnessOpts{ys: *ysBin, sample: *sampleBin, targetCPU: *targetCPU, genCPU: *genCPU,
+		window: *window, interval: *interval, warmup: 2 * time.Second, leadIn: time.Second, measureAfterWindow: 3 * time.Second})
+}
+
+// reportHarness measures and prints the harness's own cost.
+func reportHarness(ctx context.Context, o harnessOpts) error {
+	cost, err := harnessCost(ctx, o)
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	fmt.Printf("harness: the yardstick run process used %.2f%% of a core over %s of a measure window "+
+		"(sampling every %s, one target, 4 connections)\n", cost*100, o.window, o.interval)
+	return nil
+}
+
+// runPairs runs wrk and yardstick pairs times, the order flipped each
+// pair, printing each pair, and returns the ratios (yardstick / wrk) of
+// requests per second and of CPU time per request.
+func runPairs(ctx context.Context, pairs int, one func(ys bool) (sample, error)) (rpsRatios, cpuRatios []float64, err error) {
 	fmt.Printf("%-5s %14s %14s %9s %14s %14s %9s\n", "pair", "wrk req/s", "ys req/s", "rps ratio", "wrk cpu us/req", "ys cpu us/req", "cpu ratio")
-	for i := 0; i < *pairs; i++ {
+	for i := 0; i < pairs; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		var a, b sample
-		var err error
-		if i%2 == 0 { // alternate which goes first within the pair too
-			if a, err = runWrk(ctx, wrk, *genCPU, *conns, *dur, url); err == nil {
-				b, err = runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url)
+		if i%2 == 0 { // wrk first, then yardstick; the next pair the other way
+			if a, err = one(false); err == nil {
+				b, err = one(true)
 			}
-		} else {
-			if b, err = runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url); err == nil {
-				a, err = runWrk(ctx, wrk, *genCPU, *conns, *dur, url)
-			}
+		} else if b, err = one(true); err == nil {
+			a, err = one(false)
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		rr := b.rps / a.rps
 		cr := b.cpuPerReq() / a.cpuPerReq()
@@ -125,19 +157,7 @@ func run() error {
 		cpuRatios = append(cpuRatios, cr)
 		fmt.Printf("%-5d %14.0f %14.0f %9.3f %14.2f %14.2f %9.3f\n", i+1, a.rps, b.rps, rr, a.cpuPerReq(), b.cpuPerReq(), cr)
 	}
-	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f (%d pairs)\n", stats.Median(rpsRatios), *pairs)
-	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f (%d pairs)\n", stats.Median(cpuRatios), *pairs)
-	if !*harness {
-		return nil
-	}
-	cost, err := harnessCost(ctx, harnessOpts{ys: *ysBin, sample: *sampleBin, targetCPU: *targetCPU, genCPU: *genCPU,
-		window: *window, interval: *interval, warmup: 2 * time.Second, leadIn: time.Second, measureAfterWindow: 3 * time.Second})
-	if err != nil {
-		return fmt.Errorf("harness: %w", err)
-	}
-	fmt.Printf("harness: the yardstick run process used %.2f%% of a core over %s of a measure window "+
-		"(sampling every %s, one target, 4 connections)\n", cost*100, *window, *interval)
-	return nil
+	return rpsRatios, cpuRatios, nil
 }
 
 func freePort() (int, error) {
