@@ -10,12 +10,14 @@
 // gone. Processes and threads that exit while they are being read are
 // skipped, not reported as errors.
 //
-// A Sampler looks through every process of /proc for the group's members
-// once a second (rescanEvery), and whenever a member it knew is gone;
-// between two looks each sample reads only the members' own files. The
-// files every sample reads (stat, each thread's status) are parsed in
-// place from one reused buffer: the sampler runs beside the load, so its
-// cost per interval counts.
+// A Sampler does not read every process's stat at every sample to find
+// the group's members: it lists /proc once a second and reads the stat of
+// the processes new since the last listing (a new member is a fork of a
+// member), reads every process's stat every 10 s (a process that joined
+// with setpgid), and otherwise reads only the members' own files, kept
+// open between samples and parsed in place from one reused buffer. The
+// sampler runs beside the load, so its cost per interval counts
+// (docs/design.md#the-cost-of-measuring).
 //
 // All reads go through an [FS], so tests can point it at a fixture tree
 // under testdata/fixtures instead of /proc.
