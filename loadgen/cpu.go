@@ -31,17 +31,17 @@ var dedicated atomic.Bool
 
 // Dedicate says that this process exists to run the load generator, pinned
 // to cpus (after Pin): the `yardstick loadgen` verb. It sets GOMAXPROCS to
-// one P per CPU, one per event loop, unless the environment sets
-// GOMAXPROCS, and from then on the event loops wait in epoll with a raw
-// system call, holding their Ps: the runtime then neither retakes a P from
-// a waiting loop nor moves the loop to another thread, which would wake
-// threads on the loop's CPUs. The rest of the process (the aggregator, the
-// protocol) runs when the runtime preempts a loop, within about 10 ms.
-// A process that runs other work beside the load, such as a test with its
-// own server, must not call it: the loops would starve that work.
+// one P per CPU plus one, unless the environment sets GOMAXPROCS: a P for
+// each event loop and one for the aggregator and the protocol, which then
+// run beside the loops rather than between them. From then on the event
+// loops wait in epoll with a raw system call, holding their Ps, so that the
+// runtime does not retake a waiting loop's P (which woke threads on the
+// loops' CPUs). A process that runs other work beside the load, such as a
+// test with its own server, must not call it: with no P to spare, the loops
+// would starve that work.
 func Dedicate(cpus []int) {
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(max(len(cpus), 1))
+		runtime.GOMAXPROCS(len(cpus) + 1)
 	}
 	dedicated.Store(true)
 }

@@ -127,14 +127,9 @@ func (w *worker) addConn(globalIdx int64) {
 // request quota. It hands its tallies to out, the last one with final set.
 func (w *worker) run(final chan<- *tally) {
 	// One OS thread per event loop: the loop then never migrates between
-	// threads when it comes back from epoll, which saves wake-ups. In a
-	// dedicated process (see Dedicate) the raw wait keeps the loop on its
-	// thread anyway, and a locked loop would make each preemption by the
-	// runtime, every 10 ms, a hand-off between two threads.
-	if !w.raw {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
+	// threads when it comes back from epoll, which saves wake-ups.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	w.nextRoll = w.step
 	now := w.now()
 	for _, c := range w.conns {
@@ -194,12 +189,13 @@ func (w *worker) run(final chan<- *tally) {
 // wait is epoll_pwait2 with a nanosecond timeout, so open-loop sends are not
 // rounded to epoll_wait's milliseconds; it falls back on old kernels.
 //
-// In a dedicated process it is a raw system call: the runtime does not see
-// the loop enter a system call, so sysmon never retakes the loop's P while
-// it waits (a retake, and the hand-off back, every few milliseconds woke
-// threads on the loop's CPU and kept sysmon polling every 20 us). The wait
-// is bounded (scanEvery at most), and a signal the runtime sends to stop
-// the world or preempt the loop interrupts it with EINTR.
+// In a dedicated process (see Dedicate) it is a raw system call: the
+// runtime does not see the loop enter a system call, so sysmon never
+// retakes the loop's P while it waits (a retake, and the hand-off back,
+// every few milliseconds woke threads on the loop's CPU and kept sysmon
+// polling every 20 us). The wait is bounded (scanEvery at most), and a
+// signal the runtime sends to stop the world or preempt the loop
+// interrupts it with EINTR.
 func (w *worker) wait(timeout int64) (int, error) {
 	timeout = max(timeout, 0)
 	if w.pwait2 {

@@ -182,8 +182,8 @@ func (f *loadgenFlags) spec(env *cliEnv) (loadgen.Spec, error) {
 }
 
 // pinLoadgen pins the load generator to a CPU list (none: no pinning) and
-// dedicates the process to it (one P per CPU, unless the environment sets
-// GOMAXPROCS; see loadgen.Dedicate).
+// dedicates the process to it (one P per CPU plus one, unless the
+// environment sets GOMAXPROCS; see loadgen.Dedicate).
 func pinLoadgen(list string) error {
 	if list == "" {
 		return nil
