@@ -168,12 +168,15 @@ study-name:
 	@case " $(STUDIES) " in *" $(STUDY) "*) ;; *) echo "make study: STUDY=<name>, one of: $(STUDIES)" >&2; exit 2;; esac
 
 # Benchmarks with ratios against peers measured in the same run:
-#  1. the load generator against wrk (same target, same pinning, runs
-#     alternated A B A B), then the hot path's allocations;
+#  1. the cost of measuring (docs/design.md#the-cost-of-measuring): the
+#     load generator against wrk (same target, same pinning, 9 pairs whose
+#     order flips each pair: rps and CPU per request, medians of the
+#     ratios), then the yardstick run process's CPU during a measure window
+#     at 100 ms sampling, then the hot path's allocations;
 #  2. writing 1,000,000 timeseries rows: rows/s and the Parquet file's size
 #     relative to the same rows as CSV.
 bench: deps-bench build targets
-	$(GO) run ./cmd/bench-loadgen -pairs 5 -duration 5s
+	$(GO) run ./cmd/bench-loadgen -pairs 9 -duration 3s -interval 100ms
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen
 	$(GO) test -run '^$$' -bench BenchmarkTimeseries -benchtime 1x -benchmem ./datasets
 

@@ -3,70 +3,47 @@ package loadgen
 import (
 	"fmt"
 	"os"
-	"strconv"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"yardstick/pipeline/cpuset"
+	"yardstick/loadgen/threadpin"
 )
 
 // Pin restricts every thread of the calling process to cpus with
-// sched_setaffinity. Threads the Go runtime starts later inherit the mask
-// from the thread that creates them, so after Pin the whole process stays on
-// cpus. The thread list is walked until a pass finds no thread it has not
-// already pinned, which closes the race with threads being created meanwhile.
+// sched_setaffinity (package threadpin). Threads the Go runtime starts
+// later inherit the mask from the thread that creates them, so after Pin
+// the whole process stays on cpus. It fails when some thread could not be
+// pinned or the thread list did not settle.
 func Pin(cpus []int) error {
-	if len(cpus) == 0 {
-		return fmt.Errorf("pin: no CPUs given")
-	}
-	var set unix.CPUSet
-	set.Zero()
-	for _, c := range cpus {
-		if c < 0 || c >= len(set)*64 {
-			return fmt.Errorf("pin: CPU %d out of range", c)
-		}
-		set.Set(c)
-	}
-	done := map[int]bool{}
-	for pass := 0; pass < 10; pass++ {
-		tids, err := threadIDs()
-		if err != nil {
-			return fmt.Errorf("pin: %w", err)
-		}
-		fresh := 0
-		for _, tid := range tids {
-			if done[tid] {
-				continue
-			}
-			if err := unix.SchedSetaffinity(tid, &set); err != nil {
-				if err == unix.ESRCH { // the thread exited meanwhile
-					continue
-				}
-				return fmt.Errorf("pin thread %d to CPUs %s: %w", tid, cpuset.Of(cpus).String(), err)
-			}
-			done[tid] = true
-			fresh++
-		}
-		if fresh == 0 {
-			return nil
-		}
+	if err := threadpin.All(cpus); err != nil {
+		return fmt.Errorf("pin: %w", err)
 	}
 	return nil
 }
 
-func threadIDs() ([]int, error) {
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil, err
+func threadIDs() ([]int, error) { return threadpin.ThreadIDs() }
+
+// dedicated is set by Dedicate.
+var dedicated atomic.Bool
+
+// Dedicate says that this process exists to run the load generator, pinned
+// to cpus (after Pin): the `yardstick loadgen` verb. It sets GOMAXPROCS to
+// one P per CPU plus one, unless the environment sets GOMAXPROCS: a P for
+// each event loop and one for the aggregator and the protocol, which then
+// run beside the loops rather than between them. From then on the event
+// loops wait in epoll with a raw system call, holding their Ps, so that the
+// runtime does not retake a waiting loop's P (which woke threads on the
+// loops' CPUs). A process that runs other work beside the load, such as a
+// test with its own server, must not call it: with no P to spare, the loops
+// would starve that work.
+func Dedicate(cpus []int) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(len(cpus) + 1)
 	}
-	tids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids, nil
+	dedicated.Store(true)
 }
 
 // CPUTime is the CPU time a process has used, from getrusage.

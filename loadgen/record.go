@@ -183,44 +183,53 @@ func newAggregator(workers int, step int64, free chan *tally, emit func(Interval
 }
 
 // take folds one worker's tally in and emits the intervals now complete.
+// The first tally handed in for an interval becomes that interval's (with
+// one worker, the interval is the worker's tally as it is); the others are
+// merged into it and go back to the workers at once. Nothing is allocated
+// once the free list is full.
 func (a *aggregator) take(t *tally) {
-	p := a.pending[t.index]
-	if p == nil {
-		p = newTally()
-		p.index = t.index
-		a.pending[t.index] = p
+	if p := a.pending[t.index]; p == nil {
+		a.pending[t.index] = t
+	} else {
+		p.add(t)
+		p.duration = max(p.duration, t.duration)
+		a.recycle(t)
 	}
-	p.add(t)
-	if t.duration > p.duration {
-		p.duration = t.duration
-	}
-	a.whole.add(t)
 	a.count[t.index]++
+	for a.count[a.next] == a.workers {
+		delete(a.count, a.next)
+		a.close(a.next)
+		a.next++
+	}
+}
+
+// close emits interval i, folds it into the whole window and recycles it.
+func (a *aggregator) close(i int) {
+	p := a.pending[i]
+	delete(a.pending, i)
+	if a.emit != nil {
+		a.emit(p.interval(a.step))
+	}
+	a.whole.add(p)
+	a.recycle(p)
+}
+
+// recycle clears t and gives it back to the workers if they have room.
+func (a *aggregator) recycle(t *tally) {
 	t.clear()
 	select {
 	case a.free <- t:
 	default:
-	}
-	for a.count[a.next] == a.workers {
-		p := a.pending[a.next]
-		delete(a.pending, a.next)
-		delete(a.count, a.next)
-		if a.emit != nil {
-			a.emit(p.interval(a.step))
-		}
-		a.next++
 	}
 }
 
 // flush emits what is left once every worker has stopped.
 func (a *aggregator) flush() {
 	for len(a.pending) > 0 {
-		if p, ok := a.pending[a.next]; ok {
-			delete(a.pending, a.next)
-			if a.emit != nil {
-				a.emit(p.interval(a.step))
-			}
+		if _, ok := a.pending[a.next]; ok {
+			a.close(a.next)
 		}
+		delete(a.count, a.next)
 		a.next++
 	}
 }

@@ -108,6 +108,8 @@ func (r *runner) makeWorkers() error {
 		w.open, w.sched, w.stop = r.rate > 0, r.sched, &r.stop
 		w.out, w.free = r.out, r.free
 		w.quota = quotaShare(r.s.MaxRequests, r.nw, i)
+		w.raw = dedicated.Load()
+
 		r.workers[i] = w
 	}
 	for c := 0; c < r.s.Connections; c++ {

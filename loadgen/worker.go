@@ -81,6 +81,7 @@ type worker struct {
 	due      dueHeap
 	ts       unix.Timespec
 	pwait2   bool
+	raw      bool // a dedicated process: wait with a raw system call
 
 	outstanding int64
 	exitAt      int64
@@ -187,11 +188,23 @@ func (w *worker) run(final chan<- *tally) {
 
 // wait is epoll_pwait2 with a nanosecond timeout, so open-loop sends are not
 // rounded to epoll_wait's milliseconds; it falls back on old kernels.
+//
+// In a dedicated process (see Dedicate) it is a raw system call: the
+// runtime does not see the loop enter a system call, so sysmon never
+// retakes the loop's P while it waits (a retake, and the hand-off back,
+// every few milliseconds woke threads on the loop's CPU and kept sysmon
+// polling every 20 us). The wait is bounded (scanEvery at most), and a
+// signal the runtime sends to stop the world or preempt the loop
+// interrupts it with EINTR.
 func (w *worker) wait(timeout int64) (int, error) {
 	timeout = max(timeout, 0)
 	if w.pwait2 {
 		w.ts = unix.NsecToTimespec(timeout)
-		r, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(w.ep), uintptr(unsafe.Pointer(&w.events[0])),
+		syscall6 := unix.Syscall6
+		if w.raw {
+			syscall6 = unix.RawSyscall6
+		}
+		r, _, e := syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(w.ep), uintptr(unsafe.Pointer(&w.events[0])),
 			uintptr(len(w.events)), uintptr(unsafe.Pointer(&w.ts)), 0, 0)
 		if e == 0 {
 			return int(r), nil

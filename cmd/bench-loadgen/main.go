@@ -1,9 +1,17 @@
-// Command bench-loadgen compares yardstick's load generator with wrk on
-// this machine: the Go sample target pinned to one CPU, each generator
-// pinned to another, the same connections, duration and endpoint, runs
-// alternated A B A B. It prints each pair and the medians of the ratios of
-// requests per second and of CPU time per request (yardstick / wrk); CPU
-// time is each generator process's own rusage.
+// Command bench-loadgen measures what yardstick's measuring costs on this
+// machine (docs/design.md#the-cost-of-measuring):
+//
+//  1. The load generator against wrk: the Go sample target pinned to one
+//     CPU, each generator pinned to another, the same connections,
+//     duration and endpoint, in pairs whose order flips each pair (A B,
+//     B A, ...). It prints each pair and the medians of the ratios of
+//     requests per second and of CPU time per request (yardstick / wrk);
+//     CPU time is each generator process's own rusage.
+//  2. The harness: a real `yardstick run` of a one-cell experiment (the
+//     same target, 4 connections, /proc sampled every -interval), with
+//     the run process's utime + stime read from /proc/<pid>/stat at two
+//     moments inside the cell's measure window. It prints that CPU time
+//     as a percentage of one core.
 //
 // It needs bin/sample-go, bin/yardstick and wrk on PATH; it installs
 // nothing.
@@ -45,7 +53,7 @@ type sample struct {
 func (s sample) cpuPerReq() float64 { return s.cpu.Seconds() * 1e6 / float64(s.requests) }
 
 func run() error {
-	pairs := flag.Int("pairs", 3, "A B pairs to run")
+	pairs := flag.Int("pairs", 9, "pairs of runs, the order flipped each pair")
 	dur := flag.Duration("duration", 5*time.Second, "duration of each run")
 	conns := flag.Int("connections", 32, "connections")
 	path := flag.String("path", "/hello", "endpoint")
@@ -53,6 +61,9 @@ func run() error {
 	genCPU := flag.String("gen-cpus", "1", "CPUs of the load generators")
 	sampleBin := flag.String("sample", "bin/sample-go", "sample target binary")
 	ysBin := flag.String("yardstick", "bin/yardstick", "yardstick binary")
+	harness := flag.Bool("harness", true, "also measure the harness's own CPU during a measure window")
+	window := flag.Duration("harness-window", 20*time.Second, "the stretch of the measure window over which the harness's CPU is read")
+	interval := flag.Duration("interval", 100*time.Millisecond, "the harness's sampling interval")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,22 +102,54 @@ func run() error {
 	if _, err := runWrk(ctx, wrk, *genCPU, *conns, time.Second, url); err != nil {
 		return err
 	}
-	var rpsRatios, cpuRatios []float64
+	rpsRatios, cpuRatios, err := runPairs(ctx, *pairs, func(ys bool) (sample, error) {
+		if ys {
+			return runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url)
+		}
+		return runWrk(ctx, wrk, *genCPU, *conns, *dur, url)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f (%d pairs)\n", stats.Median(rpsRatios), *pairs)
+	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f (%d pairs)\n", stats.Median(cpuRatios), *pairs)
+	if !*harness {
+		return nil
+	}
+	return reportHarness(ctx, harnessOpts{ys: *ysBin, sample: *sampleBin, targetCPU: *targetCPU, genCPU: *genCPU,
+		window: *window, interval: *interval, warmup: 2 * time.Second, leadIn: time.Second, measureAfterWindow: 3 * time.Second})
+}
+
+// reportHarness measures and prints the harness's own cost.
+func reportHarness(ctx context.Context, o harnessOpts) error {
+	cost, err := harnessCost(ctx, o)
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	fmt.Printf("harness: the yardstick run process used %.2f%% of a core over %s of a measure window "+
+		"(sampling every %s, one target, 4 connections)\n", cost*100, o.window, o.interval)
+	return nil
+}
+
+// runPairs runs wrk and yardstick pairs times, the order flipped each
+// pair, printing each pair, and returns the ratios (yardstick / wrk) of
+// requests per second and of CPU time per request.
+func runPairs(ctx context.Context, pairs int, one func(ys bool) (sample, error)) (rpsRatios, cpuRatios []float64, err error) {
 	fmt.Printf("%-5s %14s %14s %9s %14s %14s %9s\n", "pair", "wrk req/s", "ys req/s", "rps ratio", "wrk cpu us/req", "ys cpu us/req", "cpu ratio")
-	for i := 0; i < *pairs; i++ {
+	for i := 0; i < pairs; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		var a, b sample
-		var err error
-		if i%2 == 0 { // alternate which goes first within the pair too
-			if a, err = runWrk(ctx, wrk, *genCPU, *conns, *dur, url); err == nil {
-				b, err = runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url)
+		if i%2 == 0 { // wrk first, then yardstick; the next pair the other way
+			if a, err = one(false); err == nil {
+				b, err = one(true)
 			}
-		} else {
-			if b, err = runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url); err == nil {
-				a, err = runWrk(ctx, wrk, *genCPU, *conns, *dur, url)
-			}
+		} else if b, err = one(true); err == nil {
+			a, err = one(false)
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		rr := b.rps / a.rps
 		cr := b.cpuPerReq() / a.cpuPerReq()
@@ -114,9 +157,7 @@ func run() error {
 		cpuRatios = append(cpuRatios, cr)
 		fmt.Printf("%-5d %14.0f %14.0f %9.3f %14.2f %14.2f %9.3f\n", i+1, a.rps, b.rps, rr, a.cpuPerReq(), b.cpuPerReq(), cr)
 	}
-	fmt.Printf("median rps ratio (yardstick/wrk):             %.3f\n", stats.Median(rpsRatios))
-	fmt.Printf("median CPU-per-request ratio (yardstick/wrk): %.3f\n", stats.Median(cpuRatios))
-	return nil
+	return rpsRatios, cpuRatios, nil
 }
 
 func freePort() (int, error) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -182,7 +181,8 @@ func (f *loadgenFlags) spec(env *cliEnv) (loadgen.Spec, error) {
 }
 
 // pinLoadgen pins the load generator to a CPU set (none: no pinning) and
-// sizes GOMAXPROCS to it unless the environment sets it.
+// dedicates the process to it (one P per CPU plus one, unless the
+// environment sets GOMAXPROCS; see loadgen.Dedicate).
 func pinLoadgen(set cpuset.Set) error {
 	if len(set) == 0 {
 		return nil
@@ -190,10 +190,6 @@ func pinLoadgen(set cpuset.Set) error {
 	if err := loadgen.Pin(set); err != nil {
 		return err
 	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		// one P per event loop plus one, so that an idle P keeps the
-		// runtime from handing Ps around while the loops wait in epoll
-		runtime.GOMAXPROCS(len(set) + 1)
-	}
+	loadgen.Dedicate(set)
 	return nil
 }

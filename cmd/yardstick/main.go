@@ -109,7 +109,9 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 		// prints of them cannot drive the terminal (safetext.Terminal).
 		env = &cliEnv{stdin: env.stdin, stdout: safetext.TerminalWriter{W: env.stdout}, stderr: safetext.TerminalWriter{W: env.stderr}, wd: env.wd, rawStderr: env.stderr}
 	}
+	stopProfile := startProfile(v.name)
 	err := v.run(ctx, env, args[1:])
+	stopProfile()
 	var ue usageError
 	switch {
 	case err == nil:

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/prometheus/procfs"
 	"golang.org/x/sync/errgroup"
 
 	"yardstick/loadgen"
@@ -69,7 +68,7 @@ type cellRun struct {
 
 	spec    loadgen.Spec
 	re      *regexp.Regexp // event-loop thread names; nil: not counted
-	fs      procfs.FS
+	fs      procsample.FS
 	sampler sampler
 	step    time.Duration // the load generator's reporting interval
 	// The kept window is intervals [keptFrom, keptTo) on the load
@@ -147,7 +146,7 @@ func (c *cellRun) prepare() error {
 			return fmt.Errorf("eventLoopThreads: %w", err)
 		}
 	}
-	if c.fs, err = procfs.NewDefaultFS(); err != nil {
+	if c.fs, err = procsample.DefaultFS(); err != nil {
 		return fmt.Errorf("procfs: %w", err)
 	}
 	interval := c.b.Sampling.Interval.D()
@@ -601,7 +600,7 @@ func targetStats(ss []pipeline.Sample, requests int64, keptStart, keptEnd time.T
 
 // readAffinity reads back the CPU mask of every thread of the target's
 // process group and of the load generator, grouped by mask.
-func readAffinity(fs procfs.FS, b *pipeline.Batch, targetPGID, loadgenPID int) *pipeline.Affinity {
+func readAffinity(fs procsample.FS, b *pipeline.Batch, targetPGID, loadgenPID int) *pipeline.Affinity {
 	a := &pipeline.Affinity{
 		TargetDeclared: b.Placement.Target, LoadgenDeclared: b.Placement.Loadgen,
 	}
@@ -616,7 +615,7 @@ func readAffinity(fs procfs.FS, b *pipeline.Batch, targetPGID, loadgenPID int) *
 	return a
 }
 
-func countMasks(fs procfs.FS, pid int, into *pipeline.ThreadMasks) {
+func countMasks(fs procsample.FS, pid int, into *pipeline.ThreadMasks) {
 	m, err := procsample.Affinity(fs, pid)
 	if err != nil {
 		return

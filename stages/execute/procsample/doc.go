@@ -10,8 +10,17 @@
 // gone. Processes and threads that exit while they are being read are
 // skipped, not reported as errors.
 //
-// All reads go through a [procfs.FS], so tests can point it at a fixture
-// tree under testdata/fixtures instead of /proc.
+// A Sampler does not read every process's stat at every sample to find
+// the group's members: it lists /proc once a second and reads the stat of
+// the processes new since the last listing (a new member is a fork of a
+// member), reads every process's stat every 10 s (a process that joined
+// with setpgid), and otherwise reads only the members' own files, kept
+// open between samples and parsed in place from one reused buffer. The
+// sampler runs beside the load, so its cost per interval counts
+// (docs/design.md#the-cost-of-measuring).
+//
+// All reads go through an [FS], so tests can point it at a fixture tree
+// under testdata/fixtures instead of /proc.
 //
 // Two details of /proc shape the figures:
 //

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/prometheus/procfs"
 )
 
 // Environment of the helper process (the test binary run again).
@@ -152,16 +150,16 @@ func startJava(t testing.TB) *child {
 		"-XX:CICompilerCount=1", "testdata/Named.java")
 }
 
-func realFS(t testing.TB) procfs.FS {
+func realFS(t testing.TB) FS {
 	t.Helper()
-	pfs, err := procfs.NewDefaultFS()
+	pfs, err := DefaultFS()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pfs
 }
 
-func take(t testing.TB, pfs procfs.FS, pgid int, re *regexp.Regexp) Sample {
+func take(t testing.TB, pfs FS, pgid int, re *regexp.Regexp) Sample {
 	t.Helper()
 	s, err := Take(pfs, pgid, re)
 	if err != nil {
@@ -240,7 +238,7 @@ func TestLiveGroup(t *testing.T) {
 	waitPIDs(t, pfs, c.pgid, 2)
 }
 
-func waitPIDs(t *testing.T, pfs procfs.FS, pgid, n int) []int {
+func waitPIDs(t *testing.T, pfs FS, pgid, n int) []int {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -392,4 +390,57 @@ func BenchmarkTake(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestSamplerFindsNewMembers: a Sampler reads only the members it knows
+// between two looks through /proc, so a process that joins the group
+// later must show up within rescanEvery, and one that exits must leave
+// the sum at once.
+func TestSamplerFindsNewMembers(t *testing.T) {
+	pfs := realFS(t)
+	c := start(t, nil, true, "sh", "-c", "echo ready; read x; sleep 30 & echo started; wait; read y")
+	s := NewSampler(pfs, c.pgid, nil, 20*time.Millisecond, 1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	fds := openFDs(t)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	waitSample := func(what string, ok func(Sample) bool, from int) int {
+		t.Helper()
+		for deadline := time.Now().Add(rescanEvery + 5*time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			got := s.Samples()
+			for i := from; i < len(got); i++ {
+				if ok(got[i]) {
+					return i
+				}
+			}
+		}
+		t.Fatalf("no sample with %s within %s", what, rescanEvery+5*time.Second)
+		return 0
+	}
+	i := waitSample("one process", func(x Sample) bool { return x.PIDs == 1 }, 0)
+	fmt.Fprintln(c.in, "go")
+	c.expect(t, "started")
+	i = waitSample("two processes", func(x Sample) bool { return x.PIDs == 2 }, i+1)
+	pids := waitPIDs(t, pfs, c.pgid, 2)
+	if err := syscall.Kill(pids[1], syscall.SIGKILL); err != nil { // the sleep: pids are sorted, the shell forked it
+		t.Fatal(err)
+	}
+	waitSample("one process again", func(x Sample) bool { return x.PIDs == 1 }, i+1)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if after := openFDs(t); after != fds {
+		t.Errorf("%d files open before the sampler ran, %d after: it must close what it kept open", fds, after)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
 }

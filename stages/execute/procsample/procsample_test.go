@@ -9,8 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/prometheus/procfs"
-
 	"yardstick/pipeline/cpuset"
 )
 
@@ -34,9 +32,9 @@ import (
 //	    /^voluntary_ctxt_switches/{v+=$2} /^nonvoluntary_ctxt_switches/{n+=$2}
 //	    END{print v, n}'
 //	    -> 590 113  (the JVM's own status says 2 and 0: its main thread only)
-func fixtureFS(t testing.TB) procfs.FS {
+func fixtureFS(t testing.TB) FS {
 	t.Helper()
-	pfs, err := procfs.NewFS("testdata/fixtures/proc")
+	pfs, err := NewFS("testdata/fixtures/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +180,7 @@ func TestVanished(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pfs, err := procfs.NewFS(root)
+	pfs, err := NewFS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,10 +192,11 @@ func TestVanished(t *testing.T) {
 		t.Errorf("got %+v, want one process with one (matching) thread", s)
 	}
 	var empty Sample
-	if ok, err := empty.addProc(pfs, 31998, nil); ok || err != nil {
+	r := newReader(pfs, false)
+	if ok, err := r.addProc(&empty, 31998, 31116, nil); ok || err != nil {
 		t.Errorf("addProc of a gone process = %v, %v; want false, nil", ok, err)
 	}
-	if ok, err := empty.addProc(pfs, 31997, nil); ok || err != nil {
+	if ok, err := r.addProc(&empty, 31997, 31116, nil); ok || err != nil {
 		t.Errorf("addProc of a missing pid = %v, %v; want false, nil", ok, err)
 	}
 }

@@ -2,10 +2,9 @@ package procsample
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"time"
-
-	"github.com/prometheus/procfs"
 )
 
 // userHZ is USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100 on
@@ -47,48 +46,61 @@ type Sample struct {
 // Processes and threads that exit during the reading are left out. When no
 // process of the group is left, Take returns the (empty) sample and
 // ErrGroupGone.
-func Take(pfs procfs.FS, pgid int, re *regexp.Regexp) (Sample, error) {
+func Take(fs FS, pgid int, re *regexp.Regexp) (Sample, error) {
+	start := time.Now()
+	r := newReader(fs, false)
+	pids, err := r.groupPIDs(pgid)
+	if err != nil {
+		s := Sample{Time: start, MatchedThreads: -1}
+		if re != nil {
+			s.MatchedThreads = 0
+		}
+		return s, err
+	}
+	s, _, err := r.sample(pids, pgid, re)
+	s.Time = start
+	return s, err
+}
+
+// sample reads one Sample summed over pids, members of group pgid. It also
+// returns how many of them were gone (exited, a zombie, or moved to
+// another group); r.sampled lists the others.
+func (r *reader) sample(pids []int, pgid int, re *regexp.Regexp) (Sample, int, error) {
 	s := Sample{Time: time.Now(), MatchedThreads: -1}
 	if re != nil {
 		s.MatchedThreads = 0
 	}
-	pids, err := GroupPIDs(pfs, pgid)
-	if err != nil {
-		return s, err
-	}
+	gone := 0
+	r.sampled = r.sampled[:0]
 	for _, pid := range pids {
-		ok, err := s.addProc(pfs, pid, re)
+		ok, err := r.addProc(&s, pid, pgid, re)
 		if err != nil {
-			return s, fmt.Errorf("procsample: sample pid %d of group %d: %w", pid, pgid, err)
+			return s, gone, fmt.Errorf("procsample: sample pid %d of group %d: %w", pid, pgid, err)
 		}
 		if ok {
 			s.PIDs++
+			r.sampled = append(r.sampled, pid)
+		} else {
+			gone++
 		}
 	}
 	if s.PIDs == 0 {
-		return s, fmt.Errorf("%w (pgid %d)", ErrGroupGone, pgid)
+		return s, gone, fmt.Errorf("%w (pgid %d)", ErrGroupGone, pgid)
 	}
-	return s, nil
+	return s, gone, nil
 }
 
 // addProc adds process pid to s. It reports false, and leaves s as it was,
-// when the process has gone or turned into a zombie.
-func (s *Sample) addProc(pfs procfs.FS, pid int, re *regexp.Regexp) (bool, error) {
-	p, err := pfs.Proc(pid)
-	if vanished(err) {
+// when the process has gone, turned into a zombie or left group pgid.
+func (r *reader) addProc(s *Sample, pid, pgid int, re *regexp.Regexp) (bool, error) {
+	st, err := r.stat(pid)
+	if vanished(err) || (err == nil && (!live(st.state) || st.pgrp != pgid)) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	st, err := p.Stat()
-	if vanished(err) || (err == nil && !live(st.State)) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	threads, err := pfs.AllThreads(pid)
+	threads, err := r.threads(pid)
 	if vanished(err) {
 		return false, nil
 	}
@@ -97,33 +109,33 @@ func (s *Sample) addProc(pfs procfs.FS, pid int, re *regexp.Regexp) (bool, error
 	}
 	var matched int
 	var vol, nonvol uint64
-	for _, t := range threads {
+	for _, tid := range threads {
 		if re != nil {
-			comm, err := t.Comm()
+			comm, err := r.comm(pid, tid)
 			if vanished(err) {
 				continue
 			}
 			if err != nil {
-				return false, fmt.Errorf("read comm of thread %d: %w", t.PID, err)
+				return false, fmt.Errorf("read comm of thread %d: %w", tid, err)
 			}
 			if re.MatchString(comm) {
 				matched++
 			}
 		}
-		ts, err := t.NewStatus()
+		v, n, err := r.ctxSwitches(pid, tid)
 		if vanished(err) {
 			continue
 		}
 		if err != nil {
-			return false, fmt.Errorf("read status of thread %d: %w", t.PID, err)
+			return false, fmt.Errorf("read status of thread %d: %w", tid, err)
 		}
-		vol += ts.VoluntaryCtxtSwitches
-		nonvol += ts.NonVoluntaryCtxtSwitches
+		vol += v
+		nonvol += n
 	}
-	s.RSSBytes += int64(st.ResidentMemory())
-	s.CPUUserSeconds += float64(int64(st.UTime)+int64(st.CUTime)) / userHZ
-	s.CPUSysSeconds += float64(int64(st.STime)+int64(st.CSTime)) / userHZ
-	s.Threads += st.NumThreads
+	s.RSSBytes += st.rssPages * int64(pageSize)
+	s.CPUUserSeconds += float64(st.utime+st.cutime) / userHZ
+	s.CPUSysSeconds += float64(st.stime+st.cstime) / userHZ
+	s.Threads += st.threads
 	if re != nil {
 		s.MatchedThreads += matched
 	}
@@ -131,3 +143,5 @@ func (s *Sample) addProc(pfs procfs.FS, pid int, re *regexp.Regexp) (bool, error
 	s.NonvoluntaryCtxSwitches += int64(nonvol)
 	return true, nil
 }
+
+var pageSize = os.Getpagesize()

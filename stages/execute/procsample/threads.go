@@ -6,15 +6,13 @@ import (
 	"sort"
 
 	"yardstick/pipeline/cpuset"
-
-	"github.com/prometheus/procfs"
 )
 
 // ThreadNames returns the names (comm) of the threads of process pid, in
 // ascending thread id order. The kernel truncates names to 15 bytes; Go
 // threads all carry the binary's name, JVM threads their Java names.
 // Threads that exit while being read are left out.
-func ThreadNames(pfs procfs.FS, pid int) ([]string, error) {
+func ThreadNames(pfs FS, pid int) ([]string, error) {
 	threads, err := pfs.AllThreads(pid)
 	if err != nil {
 		return nil, fmt.Errorf("procsample: list threads of pid %d: %w", pid, err)
@@ -51,7 +49,7 @@ func CountMatching(names []string, re *regexp.Regexp) int {
 // Affinity returns, per thread id of process pid, the CPUs the thread may
 // run on, from Cpus_allowed_list in /proc/<pid>/task/<tid>/status.
 // Threads that exit while being read are left out.
-func Affinity(pfs procfs.FS, pid int) (map[int]cpuset.Set, error) {
+func Affinity(pfs FS, pid int) (map[int]cpuset.Set, error) {
 	threads, err := pfs.AllThreads(pid)
 	if err != nil {
 		return nil, fmt.Errorf("procsample: list threads of pid %d: %w", pid, err)
