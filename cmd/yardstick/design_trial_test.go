@@ -22,6 +22,7 @@ import (
 	"yardstick/datasets"
 	"yardstick/loadgen"
 	"yardstick/pipeline"
+	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
 	"yardstick/stats"
 	"yardstick/stats/hdrstat"
@@ -329,7 +330,7 @@ func runSlice(t *testing.T, yardstick string, port int, d time.Duration) sliceFi
 	}
 	defer p.Stop(5 * time.Second)
 	spec := loadgen.Spec{URL: fmt.Sprintf("http://127.0.0.1:%d/api/generated/128", port), Connections: 8,
-		Duration: loadgen.Duration(d), Interval: loadgen.Duration(100 * time.Millisecond), Timeout: loadgen.Duration(10 * time.Second), CPUs: "1"}
+		Duration: loadgen.Duration(d), Interval: loadgen.Duration(100 * time.Millisecond), Timeout: loadgen.Duration(10 * time.Second), CPUs: cpuset.Set{1}}
 	var kept []loadgen.Interval
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
 	defer cancel()
