@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -10,50 +9,12 @@ import (
 	"yardstick/stages/report/analysis"
 )
 
-// A limitMetric is one container-limit column: how a cell's figure is
-// read and written.
-type limitMetric struct {
-	title  string
-	get    func(*datasets.Cell) (float64, bool)
-	format func(float64) string
-}
-
-func limitF64(p *float64) (float64, bool) {
-	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
-		return 0, false
-	}
-	return *p, true
-}
-
-func limitI64(p *int64) (float64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return float64(*p), true
-}
-
-// values are m's figures of the sample's measured cells.
-func (m limitMetric) values(g *analysis.Sample) []float64 {
-	var vs []float64
-	for _, c := range g.Measured {
-		if v, ok := m.get(c); ok {
-			vs = append(vs, v)
-		}
-	}
-	return vs
-}
-
-// limitMetrics are the container-limit figures shown beside p99: the
-// share of CFS periods in which the target used up its quota and the time
-// it waited for the next period per second of window (medians with their
-// spread), then counts shown as their range over the repeats: the memory
-// events of its control group and the runtime's processor count.
-var limitMetrics = []limitMetric{
-	{title: "throttled periods", get: func(c *datasets.Cell) (float64, bool) { return limitF64(c.CPUThrottledShare) }, format: fmtPct},
-	{title: "throttled ms/s", get: throttledPerSecond, format: func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
-	{title: "memory.max hits", get: func(c *datasets.Cell) (float64, bool) { return limitI64(c.MemoryMaxHits) }, format: fmtCount},
-	{title: "OOM kills", get: func(c *datasets.Cell) (float64, bool) { return limitI64(c.OOMKills) }, format: fmtCount},
-	{title: "runtime's processors", get: func(c *datasets.Cell) (float64, bool) { return limitI64(c.SeenProcessors) }, format: fmtCount},
+// limitFormats are how the container-limit figures (analysis.LimitMetrics)
+// are written: the throttling as medians with their spread, the counts as
+// their range over the repeats (fmtRange).
+var limitFormats = map[string]func(float64) string{
+	"throttled":      fmtPct,
+	"throttled_time": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
 }
 
 func fmtCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -70,19 +31,6 @@ func fmtRange(vs []float64) string {
 	return fmtCount(lo) + "-" + fmtCount(hi)
 }
 
-// throttledPerSecond is the throttled time in ms per second of the kept
-// window.
-func throttledPerSecond(c *datasets.Cell) (float64, bool) {
-	if c.CPUThrottledUS == nil || c.KeptStart == nil || c.KeptEnd == nil {
-		return 0, false
-	}
-	s := c.KeptEnd.Sub(*c.KeptStart).Seconds()
-	if s <= 0 {
-		return 0, false
-	}
-	return float64(*c.CPUThrottledUS) / 1000 / s, true
-}
-
 // limitsSection shows, for a batch whose targets ran under container
 // limits, each variant's p99 beside its throttling and memory events:
 // a quota throttles a target that bursts past it for the rest of each
@@ -96,8 +44,8 @@ func limitsSection(d *doc, b *analysis.Batch) {
 	p99 := metricByKey("p99")
 	for _, p := range b.Points {
 		head := []string{"variant", "limits", p99.Title}
-		for _, m := range limitMetrics {
-			head = append(head, m.title)
+		for _, m := range analysis.LimitMetrics {
+			head = append(head, m.Title)
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
@@ -106,11 +54,11 @@ func limitsSection(d *doc, b *analysis.Batch) {
 				continue
 			}
 			r := []string{v.Label, limitText(g.Measured[0]), fmtSample(g.Values(p99), formatOf(p99))}
-			for i, m := range limitMetrics {
-				if i < 2 {
-					r = append(r, fmtSample(m.values(g), m.format))
+			for _, m := range analysis.LimitMetrics {
+				if f := limitFormats[m.Key]; f != nil {
+					r = append(r, fmtSample(g.Values(m), f))
 				} else {
-					r = append(r, fmtRange(m.values(g)))
+					r = append(r, fmtRange(g.Values(m)))
 				}
 			}
 			rows = append(rows, r)

@@ -89,6 +89,32 @@ var Metrics = func() []Metric {
 	)
 }()
 
+// LimitMetrics are the container-limit figures of a batch whose targets
+// ran under limits, shown beside p99: the share of the kept window's CFS
+// periods in which the target used up its quota, the time it waited for
+// the next period per second of window, its control group's memory
+// events and the processor count its runtime saw.
+var LimitMetrics = []Metric{
+	{Key: "throttled", Title: "throttled periods", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUThrottledShare) }},
+	{Key: "throttled_time", Title: "throttled ms/s", Lower: true, Get: throttledPerSecond},
+	{Key: "memory_max_hits", Title: "memory.max hits", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.MemoryMaxHits) }},
+	{Key: "oom_kills", Title: "OOM kills", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.OOMKills) }},
+	{Key: "seen_processors", Title: "runtime's processors", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.SeenProcessors) }},
+}
+
+// throttledPerSecond is the throttled time in ms per second of the kept
+// window.
+func throttledPerSecond(c *datasets.Cell) (float64, bool) {
+	if c.CPUThrottledUS == nil || c.KeptStart == nil || c.KeptEnd == nil {
+		return 0, false
+	}
+	s := c.KeptEnd.Sub(*c.KeptStart).Seconds()
+	if s <= 0 {
+		return 0, false
+	}
+	return float64(*c.CPUThrottledUS) / 1000 / s, true
+}
+
 // MetricByKey is the metric with key k; it panics on a key that is not
 // one of Metrics' (a programming error).
 func MetricByKey(k string) Metric {
