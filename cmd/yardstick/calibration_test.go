@@ -11,9 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"yardstick/datasets"
-	"yardstick/pipeline"
 )
 
 // The calibration tests (make calibration-test): real runs of the Go
@@ -80,14 +77,7 @@ func calibrate(t *testing.T, loaded bool) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	m, _ := filepath.Glob(filepath.Join(results, "calibration", pipeline.RunIDPrefix+"*", "comparisons.parquet"))
-	if len(m) != 1 {
-		t.Fatalf("want one comparisons.parquet, found %v", m)
-	}
-	rows, _, err := datasets.Comparisons.Read(m[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, _ := readComparisons(t, results)
 	slowWorse := false
 	for _, r := range rows {
 		t.Logf("%s", r)

@@ -19,7 +19,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"yardstick/datasets"
 	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
@@ -187,20 +186,13 @@ func restartTrial(t *testing.T, dir, yardstick, sample string, trial int) trialR
 	if err != nil {
 		t.Fatalf("yardstick run: %v\n%s", err, out)
 	}
-	m, _ := filepath.Glob(filepath.Join(results, "calibration", pipeline.RunIDPrefix+"*", "comparisons.parquet"))
-	if len(m) != 1 {
-		t.Fatalf("want one comparisons.parquet, found %v", m)
-	}
-	rows, _, err := datasets.Comparisons.Read(m[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, rd := readComparisons(t, results)
 	for _, row := range rows {
 		d := stats.Decision{Verdict: row.Verdict, Ratio: valueOr0(row.Ratio), Low: valueOr0(row.CILow), High: valueOr0(row.CIHigh)}
 		r.verdicts[row.Candidate+" "+row.Metric] = d
 	}
 	var st pipeline.BatchRounds
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(m[0]), "rounds", "main.json"))
+	b, err := os.ReadFile(filepath.Join(rd, "rounds", "main.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &st)
 	}
