@@ -42,10 +42,17 @@
 //
 // # Adaptive warm-up
 //
-// A [Detector] watches the throughput series while the load runs and says
-// when it has been steady for a declared number of intervals: the series
-// so far classifies as flat or warm-up with a final segment at least that
-// long, and the last that-many intervals do not drift beyond the band.
+// A [Detector] watches the load while it runs and says when it has been
+// steady for a declared number of intervals, by the criterion that the
+// steady_state check later applies to the kept window, in both series:
+// the throughput series so far, and the p99 series of the latest
+// intervals (taken in groups as above, from the histograms), each
+// classifies with a final steady segment at least that long, and the
+// last that-many intervals do not drift beyond the band. A detector that
+// watched throughput alone ended a closed loop's warm-up while a JIT was
+// still shortening each request: throughput was already at its ceiling,
+// p99 still fell through the kept window, and the check failed the cell.
+// The p99 histograms are decoded only once throughput is steady.
 package steady
 
 import (
@@ -178,6 +185,11 @@ func p99Series(ivs []pipeline.Interval, g int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return groupP99s(b, ivs, g), nil
+}
+
+// groupP99s is p99Series over buckets b of ivs.
+func groupP99s(b *buckets, ivs []pipeline.Interval, g int) []float64 {
 	var out []float64
 	pick := make([]int, 0, g)
 	for i := 0; i+g <= len(ivs); i += g {
@@ -193,7 +205,7 @@ func p99Series(ivs []pipeline.Interval, g int) ([]float64, error) {
 		}
 		out = append(out, float64(p))
 	}
-	return out, nil
+	return out
 }
 
 // grouped classifies x, a series of groups of g intervals, with the kept
@@ -381,26 +393,46 @@ type buckets struct {
 // newBuckets decodes each interval's histogram.
 func newBuckets(win []pipeline.Interval) (*buckets, error) {
 	bars := make([][]hdrhistogram.Bar, len(win))
-	seen := map[int64]bool{}
 	for i, iv := range win {
-		if iv.Hist == "" {
-			if iv.Requests > 0 {
-				return nil, fmt.Errorf("interval %d: %d requests and no histogram", iv.Index, iv.Requests)
-			}
-			continue
-		}
-		h, err := hdrstat.Decode(iv.Hist)
-		if err != nil {
-			return nil, fmt.Errorf("interval %d: %w", iv.Index, err)
-		}
-		for _, b := range h.Distribution() {
-			if b.Count > 0 {
-				bars[i] = append(bars[i], b)
-				seen[b.To] = true
-			}
+		var err error
+		if bars[i], err = intervalBars(iv); err != nil {
+			return nil, err
 		}
 	}
-	b := &buckets{counts: make([][]int64, len(win))}
+	return bucketsOf(bars), nil
+}
+
+// intervalBars decodes an interval's histogram into its non-empty bars;
+// none for an interval without requests or histogram.
+func intervalBars(iv pipeline.Interval) ([]hdrhistogram.Bar, error) {
+	if iv.Hist == "" {
+		if iv.Requests > 0 {
+			return nil, fmt.Errorf("interval %d: %d requests and no histogram", iv.Index, iv.Requests)
+		}
+		return nil, nil
+	}
+	h, err := hdrstat.Decode(iv.Hist)
+	if err != nil {
+		return nil, fmt.Errorf("interval %d: %w", iv.Index, err)
+	}
+	var out []hdrhistogram.Bar
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// bucketsOf lays the intervals' bars over the union of their buckets.
+func bucketsOf(bars [][]hdrhistogram.Bar) *buckets {
+	seen := map[int64]bool{}
+	for _, bs := range bars {
+		for _, b := range bs {
+			seen[b.To] = true
+		}
+	}
+	b := &buckets{counts: make([][]int64, len(bars))}
 	for v := range seen {
 		b.to = append(b.to, v)
 	}
@@ -412,7 +444,7 @@ func newBuckets(win []pipeline.Interval) (*buckets, error) {
 		}
 	}
 	b.sum = make([]int64, len(b.to))
-	return b, nil
+	return b
 }
 
 // percentile is percentile p of the intervals in pick merged, by

@@ -252,6 +252,66 @@ func TestDetector(t *testing.T) {
 	}
 }
 
+// The detector watches p99 as the steady_state check does: a load whose
+// throughput is flat while its latency still falls (a JIT warming up
+// under a closed loop that is not CPU-bound) is not steady until the
+// latency has levelled off too.
+func TestDetectorWaitsForP99(t *testing.T) {
+	lat := func(i int) float64 { return 1000 + 2000*max(1-float64(i)/60, 0) }
+	for seed := range uint64(5) {
+		ivs := load(t, 20+seed, flat(5000), lat, 200, 0.02)
+		d := &Detector{For: 30, Band: 0.05}
+		at := -1
+		for i, iv := range ivs {
+			if d.Add(iv) {
+				at = i + 1
+				break
+			}
+		}
+		if at < 75 || at > 120 {
+			t.Errorf("seed %d: latency levelling off at interval 60 called steady after %d intervals, want 75..120", seed, at)
+		}
+	}
+}
+
+// Whenever the detector calls a load steady, the kept window that follows
+// is steady by Analyze, the steady_state check's analysis, as long as the
+// load stays as it was: the two agree. The shapes are warm-ups in
+// throughput, in latency and in both, with noise.
+func TestDetectorAgreesWithAnalyze(t *testing.T) {
+	const keep = 30
+	shapes := map[string][2]func(int) float64{
+		"flat":       {flat(4000), flat(800)},
+		"rps ramp":   {func(i int) float64 { return 1500 + 2500*min(float64(i)/40, 1) }, flat(800)},
+		"p99 ramp":   {flat(4000), func(i int) float64 { return 800 + 1600*max(1-float64(i)/40, 0) }},
+		"both ramps": {func(i int) float64 { return 1000 + 3000*min(float64(i)/40, 1) }, func(i int) float64 { return 800 + 800*max(1-float64(i)/40, 0) }},
+	}
+	for name, sh := range shapes {
+		for seed := range uint64(4) {
+			ivs := load(t, 40+seed, sh[0], sh[1], 250, 0.03)
+			d := &Detector{For: 20, Band: 0.1}
+			at := -1
+			for i, iv := range ivs[:200] {
+				if d.Add(iv) {
+					at = i + 1
+					break
+				}
+			}
+			if at < 0 {
+				t.Errorf("%s seed %d: never steady", name, seed)
+				continue
+			}
+			st, err := Analyze(Input{Intervals: ivs[:at+keep], KeptFrom: at, KeptTo: at + keep, Band: 0.1, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.Throughput.KeptSteady || !st.P99.KeptSteady {
+				t.Errorf("%s seed %d: detector steady after %d intervals, but the kept window is not: throughput %+v, p99 %+v", name, seed, at, st.Throughput, st.P99)
+			}
+		}
+	}
+}
+
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	for i := range s {
