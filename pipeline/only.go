@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"path"
+	"strings"
 )
 
 // Only is the --only selector of run, rerun and slurm: a glob over cell
@@ -52,4 +53,25 @@ func (o *Only) UnmarshalText(b []byte) error {
 	}
 	*o = v
 	return nil
+}
+
+// Check returns an error when o selects none of cells, naming a few of
+// their names: a mistyped glob would otherwise run nothing and succeed.
+// path.Match's * does not cross a /: "main/*" matches no cell name, which
+// has four parts; "main/*/*/*" matches every cell of batch main.
+func (o Only) Check(cells []Cell) error {
+	if o.pattern == "" {
+		return nil
+	}
+	var names []string
+	for i := range cells {
+		if o.Selects(&cells[i]) {
+			return nil
+		}
+		if len(names) < 3 {
+			names = append(names, cells[i].Name)
+		}
+	}
+	return fmt.Errorf("--only %q selects none of the plan's %d cells (a * does not cross a /; names look like %s; yardstick plan lists them)",
+		o.pattern, len(cells), strings.Join(names, ", "))
 }

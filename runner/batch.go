@@ -53,6 +53,9 @@ func ResumeBatch(ctx context.Context, rd *pipeline.RunDir, batch string, allowDr
 		return nil, err
 	}
 	sub := OnlyBatch(p, batch)
+	if err := o.Only.Check(sub.Cells); err != nil {
+		return nil, err
+	}
 	return p, setAsideBadCheckpoints(rd, sub, o)
 }
 

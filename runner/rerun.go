@@ -32,6 +32,9 @@ func Rerun(ctx context.Context, old *pipeline.RunDir, results string, allowDrift
 	if err := Verify(old, p); err != nil {
 		return nil, nil, err
 	}
+	if err := o.Only.Check(p.Cells); err != nil {
+		return nil, nil, err
+	}
 	lock, err := old.ReadLock()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s has no usable lock: %w", old.Root, err)

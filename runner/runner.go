@@ -77,6 +77,9 @@ type Source struct {
 // from sources: plan.json (the lock of what runs), sources/, the machine's
 // environment.json and lock.json.
 func Create(ctx context.Context, results string, p *pipeline.Plan, sources []Source, o Options) (*pipeline.RunDir, error) {
+	if err := o.Only.Check(p.Cells); err != nil {
+		return nil, err
+	}
 	rd, err := pipeline.CreateRunDir(results, p.Experiment, pipeline.NewRunID(now()))
 	if err != nil {
 		return nil, err

@@ -73,6 +73,9 @@ func Resume(ctx context.Context, rd *pipeline.RunDir, allowDrift bool, o Options
 	if err := Verify(rd, p); err != nil {
 		return nil, err
 	}
+	if err := o.Only.Check(p.Cells); err != nil {
+		return nil, err
+	}
 	lock, err := rd.ReadLock()
 	if err != nil {
 		return nil, fmt.Errorf("%s has no usable lock: %w", rd.Root, err)
