@@ -115,7 +115,18 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 		return fmt.Errorf("batch %s, round %d: %w", b.Name, r, err)
 	}
 	undecided := undecidedAfter(b, rows, st)
+	// No comparison at all (every cell of the baseline, or of every
+	// candidate, failed so far) decides nothing: more starts may measure.
+	none := st.Comparisons == 0
 	switch {
+	case none && r >= last:
+		st.Stopped = pipeline.RoundsMax
+		fmt.Fprintf(w, "batch %s: no throughput or p99 comparison after %d rounds (max): no measured cell of the baseline or of any candidate\n", b.Name, r)
+	case none && r >= st.Min && b.Over(st.Elapsed.D()):
+		st.Stopped = pipeline.RoundsBudget
+		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; no throughput or p99 comparison (no measured cell of the baseline or of any candidate)\n", b.Name, b.RepeatsBudget.D(), r)
+	case none:
+		fmt.Fprintf(w, "batch %s: round %d of %d to %d: no throughput or p99 comparison yet (no measured cell of the baseline or of any candidate); next round\n", b.Name, r, st.Min, last)
 	case r >= st.Min && st.Undecided == 0:
 		st.Stopped = pipeline.RoundsDecided
 		fmt.Fprintf(w, "batch %s: round %d: all %d throughput and p99 comparisons decided; no more rounds\n", b.Name, r, st.Comparisons)
