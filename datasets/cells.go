@@ -137,6 +137,9 @@ type Cell struct {
 	Sends             *int64
 	LateSends         *int64
 
+	OthersCPUUS    *int64
+	OthersCPUShare *float64
+
 	Started   *time.Time
 	Ended     *time.Time
 	LoadStart *time.Time
@@ -162,6 +165,7 @@ func cellColumns() []column[Cell] {
 		cellLimitColumns(),
 		cellBytesColumns(),
 		cellLoadgenColumns(),
+		cellOthersColumns(),
 		cellTimeColumns(),
 	)
 }
@@ -338,6 +342,15 @@ func cellBytesColumns() []column[Cell] {
 		optFloat64Col("log_bytes_per_request", func(r *Cell) **float64 { return &r.LogBytesPerRequest }),
 		optInt64Col("response_bytes", func(r *Cell) **int64 { return &r.ResponseBytes }),
 		optFloat64Col("response_bytes_per_request", func(r *Cell) **float64 { return &r.ResponseBytesPerRequest }),
+	}
+}
+
+// cellOthersColumns are what other work on the machine took of the
+// target's CPUs in the kept window.
+func cellOthersColumns() []column[Cell] {
+	return []column[Cell]{
+		optInt64Col("others_cpu_us", func(r *Cell) **int64 { return &r.OthersCPUUS }),
+		optFloat64Col("others_cpu_share", func(r *Cell) **float64 { return &r.OthersCPUShare }),
 	}
 }
 

@@ -165,6 +165,9 @@ func finish(rd *pipeline.RunDir, p *pipeline.Plan, sum execute.Summary, o Option
 		return 0, err
 	}
 	printDecisions(o.Stdout, tsum.Comparisons)
+	if tsum.Busy != "" {
+		fmt.Fprintf(o.Stdout, "\nnote: %s\n", tsum.Busy)
+	}
 	fmt.Fprintf(o.Stdout, "\n%d cell(s) planned: %d done, %d failed, %d already done, %d pending%s\nrun directory: %s\n",
 		sum.Planned+sum.NotNeeded, sum.Done, sum.Failed, sum.Skipped, sum.Pending, notNeeded(sum), rd.Root)
 	if rres, rerr := report.Run(rd.Root, report.Options{}); rerr != nil {

@@ -1,4 +1,4 @@
-//go:build netns || calibration
+//go:build netns || calibration || integration
 
 package main
 

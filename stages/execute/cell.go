@@ -31,6 +31,7 @@ type offsets struct {
 	gcLog     int64
 	accessLog int64
 	cg        *cgroup.Stat // the start's control group's counters; nil without one
+	cpu       cpuTimes     // the machine's CPU times; nil where unreadable
 }
 
 func fileSize(p string) int64 {
@@ -51,6 +52,7 @@ func (r *runner) offsetsOf(t *target) offsets {
 		gcLog:     fileSize(t.gcLog),
 		accessLog: fileSize(r.resolvePath(t.variant.Dir, t.variant.AccessLog)),
 		cg:        cgroupStat(t),
+		cpu:       readCPUTimes(),
 	}
 }
 
@@ -348,6 +350,7 @@ func (c *cellRun) fill() error {
 	cp.AccessLog = c.accessLog(load.Requests)
 	cp.Cgroup = cgroupStats(c.t, *c.kept, c.end, c.after)
 	cp.ContainerView = containerView(c.t, c.end)
+	cp.Others = c.othersOf(c.kept.cpu, c.end.cpu, cp.Target.CPUSeconds)
 	cp.Ended = time.Now()
 	return nil
 }

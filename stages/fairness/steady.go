@@ -41,6 +41,9 @@ func (bc *batchCheck) steadyState(ci cellInfo) {
 	}
 	if len(why) > 0 {
 		detail = "NOT STEADY: " + strings.Join(why, "; ") + " — " + detail
+		if sh := ci.cp.Others.Share(); sh >= pipeline.BusyShare {
+			detail += fmt.Sprintf("; the machine was busy: other work took %.0f%% of the target's CPUs in the window", 100*sh)
+		}
 	}
 	bc.cellRow(ci, "steady_state", len(why) == 0, num(t.KeptBand), num(measured), nil, "relative drift", detail)
 }

@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 
+	"yardstick/datasets"
 	"yardstick/pipeline/runfs"
 	"yardstick/stages/report/analysis"
 )
@@ -176,6 +177,9 @@ func build(t *analysis.Tables, baseline string) (*doc, []string) {
 	// A batch without a baseline says so in its own section; the notes
 	// returned to the caller list it too.
 	shown := slices.Clone(notes)
+	if busy := datasets.Busy(t.Cells); busy != "" {
+		shown = append(shown, strings.ToUpper(busy[:1])+busy[1:]+".")
+	}
 	for _, b := range batches {
 		if b.Baseline == nil {
 			notes = append(notes, baselineNote(b))

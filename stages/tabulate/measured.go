@@ -46,6 +46,10 @@ func measured(r *datasets.Cell, cp *pipeline.Checkpoint) (*hdrstat.Dist, *datase
 	if v := cp.ContainerView; v != nil {
 		viewColumns(r, v)
 	}
+	if o := cp.Others; o != nil {
+		r.OthersCPUUS = ptr(micros(max(o.BusyS-o.TargetS, 0) + o.StealS))
+		r.OthersCPUShare = ptr(o.Share())
+	}
 	if a := cp.AccessLog; a != nil {
 		r.LogBytes = ptr(a.Bytes)
 		r.LogBytesPerRequest = ptr(a.BytesPerRequest)

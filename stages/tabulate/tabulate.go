@@ -53,6 +53,9 @@ type Summary struct {
 	Warnings []string
 	// Comparisons are the comparisons table's rows.
 	Comparisons []datasets.Comparison
+	// Busy says that the machine was busy during the kept windows
+	// (datasets.Busy), "" when it was not.
+	Busy string
 }
 
 // Tables lists the tables Run writes, in the order it writes them.
@@ -146,6 +149,7 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 		return err
 	}
 	s.Comparisons = datasets.CompareRun(tb.rows, batches)
+	s.Busy = datasets.Busy(tb.rows)
 	if err := tb.comparisons.send(ctx, s.Comparisons...); err != nil {
 		return err
 	}
