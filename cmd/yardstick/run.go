@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ func init() {
 	register(verb{
 		name:    "run",
 		summary: "run a definition's cells into a new run directory, or resume one",
-		usage:   "FILE|DIR [-t key=value]... [--out DIR] [--only GLOB] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]; two-host batches: --target-host H --loadgen-host H [--target-addr IP]",
+		usage:   "FILE|DIR [-t key=value]... [--out DIR] [--only GLOB | --prepare] [--strict] [--experiment NAME] [--order ...] [--seed N] | --resume RUNDIR [--batch NAME] [--only GLOB] [--allow-drift]; two-host batches: --target-host H --loadgen-host H [--target-addr IP]",
 		run:     runRun,
 	})
 }
@@ -30,6 +31,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	resume := fs.String("resume", "", "resume this run directory: run its cells that have no checkpoint")
 	strict := fs.Bool("strict", false, "exit non-zero when a cell is unfair (as well as when one failed)")
 	batch := fs.String("batch", "", "with --resume: run only this batch's cells, record the node, and leave datasets and report to yardstick slurm --merge")
+	prepare := fs.Bool("prepare", false, "with a definition: create the run directory (plan, sources, lock) and run nothing; run it later with --resume, or one batch with --resume --batch as a Slurm array task does")
 	allowDrift := fs.Bool("allow-drift", false, "with --resume: run on even if binaries or the machine differ from the run's lock (the drift is recorded)")
 	pf := addPlanFlags(fs)
 	hf := addHostFlags(fs)
@@ -47,6 +49,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	var rd *pipeline.RunDir
 	var p *pipeline.Plan
 	switch {
+	case *prepare && (*resume != "" || *only != ""):
+		return usagef("--prepare goes with a definition alone: it runs no cell")
 	case *resume != "" && len(args) > 0:
 		return usagef("give a definition or --resume RUNDIR, not both")
 	case *resume != "" && len(pf.tags) > 0:
@@ -72,8 +76,12 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	case *allowDrift:
 		return usagef("--allow-drift goes with --resume (rerun has its own)")
 	case len(args) == 1:
-		if p, rd, err = newRun(ctx, env, args[0], abs(env, *out), pf, o); err != nil {
+		if p, rd, err = newRun(ctx, env, args[0], abs(env, *out), pf, o, *prepare); err != nil {
 			return err
+		}
+		if *prepare {
+			fmt.Fprintf(env.stdout, "run directory: %s\nprepared: %d cell(s) planned, none run; run them with: yardstick run --resume %s\n", rd.Root, len(p.Cells), rd.Root)
+			return nil
 		}
 	default:
 		return usagef("want one definition (or --resume RUNDIR), got %d arguments", len(args))
@@ -83,14 +91,17 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 
 // newRun validates and plans the definition (evaluated once), then creates
 // the run directory with the lock (plan.json), the sources and the
-// environment.
-func newRun(ctx context.Context, env *cliEnv, arg, results string, pf *planFlags, o runner.Options) (*pipeline.Plan, *pipeline.RunDir, error) {
+// environment. A run directory only prepared (--prepare) is not checked
+// for hosts: those come with the --resume that runs it.
+func newRun(ctx context.Context, env *cliEnv, arg, results string, pf *planFlags, o runner.Options, prepared bool) (*pipeline.Plan, *pipeline.RunDir, error) {
 	p, def, err := loadPlan(ctx, env, arg, pf)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkHosts(p, o); err != nil {
-		return nil, nil, err
+	if !prepared {
+		if err := checkHosts(p, o); err != nil {
+			return nil, nil, err
+		}
 	}
 	srcs := make([]runner.Source, len(def.Sources))
 	for i, s := range def.Sources {

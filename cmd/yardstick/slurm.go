@@ -140,7 +140,7 @@ func slurmSubmit(ctx context.Context, env *cliEnv, f *slurmFlags, args []string,
 			return err
 		}
 	} else {
-		if p, rd, err = newRun(ctx, env, args[0], abs(env, *f.out), f.plan, o); err != nil {
+		if p, rd, err = newRun(ctx, env, args[0], abs(env, *f.out), f.plan, o, false); err != nil {
 			return err
 		}
 		if sub, err = slurm.Submit(ctx, rd, p, so); err != nil {
