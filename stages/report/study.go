@@ -157,7 +157,7 @@ func decisionChart(d *doc, b *analysis.Batch) {
 		for _, a := range analysis.RadarAxes {
 			m := metricByKey(a.Key)
 			for _, p := range b.Points {
-				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+				base, g := b.RepeatSet(b.Baseline, p), b.RepeatSet(v, p)
 				if v == b.Baseline || base == nil || g == nil || len(ch.rows) >= maxForestRows {
 					continue
 				}
