@@ -58,7 +58,7 @@ func (r *runner) offsetsOf(t *target) offsets {
 // in order: prepare (the load spec and the sampler), measure (the
 // concurrent parts: the /proc sampler, the load generator's driver and its
 // watchdog, under one errgroup), idle (RSS after the load), fill (the
-// checkpoint's figures) and verdict. A phase that fails ends the cell.
+// checkpoint's figures) and assess. A phase that fails ends the cell.
 type cellRun struct {
 	r  *runner
 	b  *pipeline.Batch
@@ -121,7 +121,7 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 		err = cr.fill()
 	}
 	if err == nil {
-		err = cr.verdict()
+		err = cr.assess()
 	}
 	if err != nil {
 		cr.cp.Status, cr.cp.Error, cr.cp.Ended = pipeline.StatusFailed, err.Error(), time.Now()
@@ -205,7 +205,7 @@ func (c *cellRun) measure(ctx context.Context) error {
 
 // sample runs the sampler until ctx is done. A sample that fails is left
 // out and a process group that is gone ends the sampling (the rows show
-// the gaps, and the verdict sees the exit): neither fails the cell. A
+// the gaps, and assess sees the exit): neither fails the cell. A
 // sampler that cannot run at all does.
 func (c *cellRun) sample(ctx context.Context) error {
 	if err := c.sampler.Run(ctx); errors.Is(err, procsample.ErrInterval) {
@@ -380,9 +380,9 @@ func (c *cellRun) accessLog(requests int64) *pipeline.LogStats {
 	return a
 }
 
-// verdict fails a cell whose target exited or that got no response in
+// assess fails a cell whose target exited or that got no response in
 // its kept window.
-func (c *cellRun) verdict() error {
+func (c *cellRun) assess() error {
 	switch l := c.cp.Load; {
 	case c.t.p.Exited():
 		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), c.t.stderrTail())

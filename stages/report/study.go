@@ -198,11 +198,11 @@ func dimension(b *analysis.Batch, v *analysis.Variant, m analysis.Metric) (strin
 func duties(d *doc, t *analysis.Tables, batch string) {
 	var items []string
 	for _, f := range analysis.Duties(t.Fairness, batch) {
-		verdict := "matched"
+		outcome := "matched"
 		if !f.Pass {
-			verdict = "NOT matched (UNFAIR)"
+			outcome = "NOT matched (UNFAIR)"
 		}
-		items = append(items, fmt.Sprintf("%s %s: %s", f.Check, verdict, deref(f.Detail)))
+		items = append(items, fmt.Sprintf("%s %s: %s", f.Check, outcome, deref(f.Detail)))
 	}
 	if len(items) == 0 {
 		return
