@@ -210,8 +210,8 @@ func TestReportAnalysisIsPure(t *testing.T) {
 	}
 }
 
-// TestCUEStaysOnTheDefinitionSide: the readers and runners of a run link
-// no CUE.
+// TestCUEStaysOnTheDefinitionSide: the packages that execute a run or
+// read one link no CUE.
 func TestCUEStaysOnTheDefinitionSide(t *testing.T) {
 	dir := root(t)
 	for _, p := range list(t, dir, "./pipeline/...", "./stats/...", "./datasets/...", "./runner/...",

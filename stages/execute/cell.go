@@ -44,7 +44,7 @@ func fileSize(p string) int64 {
 	return st.Size()
 }
 
-func (r *runner) offsetsOf(t *target) offsets {
+func (r *planRun) offsetsOf(t *target) offsets {
 	return offsets{
 		at:        time.Now(),
 		stderr:    fileSize(t.stderr),
@@ -60,7 +60,7 @@ func (r *runner) offsetsOf(t *target) offsets {
 // watchdog, under one errgroup), idle (RSS after the load), fill (the
 // checkpoint's figures) and assess. A phase that fails ends the cell.
 type cellRun struct {
-	r  *runner
+	r  *planRun
 	b  *pipeline.Batch
 	t  *target
 	c  *pipeline.Cell
@@ -106,7 +106,7 @@ type sampler interface {
 }
 
 // runCell runs one cell on a started target and returns its checkpoint.
-func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) *pipeline.Checkpoint {
+func (r *planRun) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) *pipeline.Checkpoint {
 	cr := &cellRun{r: r, b: b, t: t, c: c, loops: -1,
 		cp: &pipeline.Checkpoint{CellID: c.ID, CellName: c.Name, Started: time.Now(), Start: t.name}}
 	r.prog.cellStart(c)
@@ -407,7 +407,7 @@ func noResponse(l *pipeline.Load) error {
 // gcStats cuts the GC log (the JVM's file, or Go's gctrace lines on
 // stderr) to the kept window, and counts the collections before and after
 // it for reference.
-func (r *runner) gcStats(t *target, load, kept, end, after offsets) *pipeline.GCStats {
+func (r *planRun) gcStats(t *target, load, kept, end, after offsets) *pipeline.GCStats {
 	var file string
 	var parse func([]byte) gclog.Stats
 	var start, from, to, upto int64
