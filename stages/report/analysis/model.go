@@ -170,7 +170,8 @@ func ComparePoints(a, b Point) int {
 // (pipeline.Point.Label). It keys repeat sets, compare's rows and chart files.
 func (p Point) Label() string { return p.label }
 
-// A Variant is a target variant of a batch.
+// A Variant is a variant as the report sees it: a target variant of a
+// batch, read from the cells table (pipeline.Variant is it resolved).
 type Variant struct {
 	Label, Target, Kind string
 	firstSeq            int64
@@ -258,8 +259,10 @@ func FailedChecks(c *datasets.Cell) []string {
 	return out
 }
 
-// A Batch is one batch of the run: reported on its own, never ranked
-// against another.
+// A Batch is a batch as the report sees it: its cells grouped into
+// variants, points and repeat sets (from datasets.Cell rows, with the
+// plan's pipeline.Batch), reported on its own, never ranked against
+// another.
 type Batch struct {
 	Name        string
 	Description string
