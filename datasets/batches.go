@@ -1,7 +1,8 @@
 package datasets
 
-// A Batch is one row of the batches table: what every cell of a batch
-// shares and a report must state with its numbers (plan.json's batch).
+// A Batch is a batch as a row of the batches table: what every cell of a
+// batch shares and a report must state with its numbers (plan.json's
+// batch, pipeline.Batch).
 type Batch struct {
 	Batch        string
 	Description  *string

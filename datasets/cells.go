@@ -17,7 +17,8 @@ type Tail struct {
 	Share *float64
 }
 
-// A Cell is one row of the cells table: one planned cell, measured or not.
+// A Cell is a cell as a row of the cells table: one planned cell
+// (pipeline.Cell), measured or not.
 // Pointer fields are null where the cell did not measure them (a pending
 // cell has only the plan's columns). See SCHEMA.md for units and meaning.
 // Fields follow the columns in order: StartGroup is start_group, Tails[i]

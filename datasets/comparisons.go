@@ -14,8 +14,8 @@ import (
 
 // A Comparison is one row of the comparisons table: a candidate variant
 // against its batch's baseline at one workload point, on one metric, as
-// a ratio with a 95% interval and one of the four outcomes of package
-// stats (better, worse, equivalent, undecided).
+// a ratio with a 95% interval and a verdict of package stats (better,
+// worse, equivalent, undecided): one decision.
 type Comparison struct {
 	Batch     string
 	Point     string

@@ -132,7 +132,7 @@ func TestIntegrationInteropPython(t *testing.T) {
 // experiment, then on a lone run with pending and failed cells: every cell
 // runs, figures come out as PNGs, and the comparison says which runs it
 // compares, or that there is only one. The committed notebook has no
-// outputs, and the runner fails on a cell that raises and on a notebook
+// outputs, and run.py fails on a cell that raises and on a notebook
 // without a figure.
 func TestIntegrationNotebook(t *testing.T) {
 	nbPath := filepath.Join("..", "notebooks", "yardstick.ipynb")
@@ -149,12 +149,12 @@ func TestIntegrationNotebook(t *testing.T) {
 	}
 
 	python := venvPython(t)
-	runner, err := filepath.Abs(filepath.Join("..", "notebooks", "run.py"))
+	runPy, err := filepath.Abs(filepath.Join("..", "notebooks", "run.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	results, _, rd2 := writeRuns(t)
-	out, err := runIn(filepath.Dir(results), nil, python, runner)
+	out, err := runIn(filepath.Dir(results), nil, python, runPy)
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("the notebook failed: %v", err)
@@ -180,12 +180,12 @@ func TestIntegrationNotebook(t *testing.T) {
 	if _, err := tabulate.Run(lone, "v-interop"); err != nil {
 		t.Fatal(err)
 	}
-	out, err = runIn(t.TempDir(), []string{"YARDSTICK_RUN=" + lone.Root}, python, runner)
+	out, err = runIn(t.TempDir(), []string{"YARDSTICK_RUN=" + lone.Root}, python, runPy)
 	if err != nil || !strings.Contains(string(out), "Only one run of "+synthrun.Datasets.Experiment) {
 		t.Errorf("lone run: the notebook failed or did not say there is only one run: %v\n%s", err, out)
 	}
 
-	// The runner has teeth.
+	// run.py has teeth.
 	dir := t.TempDir()
 	for name, c := range map[string]struct{ source, want string }{
 		"error":    {`raise RuntimeError("boom")`, "RuntimeError: boom"},
@@ -195,9 +195,9 @@ func TestIntegrationNotebook(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tinyNotebook(c.source)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := runIn(dir, nil, python, runner, path)
+		out, err := runIn(dir, nil, python, runPy, path)
 		if err == nil || !strings.Contains(string(out), c.want) {
-			t.Errorf("%s: the runner passed or did not say %q:\n%s", name, c.want, out)
+			t.Errorf("%s: run.py passed or did not say %q:\n%s", name, c.want, out)
 		}
 	}
 }
@@ -304,7 +304,7 @@ func applyEdits(t *testing.T, edits ...docEdit) string {
 	return path
 }
 
-// runTool runs a checker or the notebook runner (see runIn).
+// runTool runs a checker or notebooks/run.py (see runIn).
 func runTool(prog string, args ...string) ([]byte, error) {
 	return runIn("", nil, prog, args...)
 }

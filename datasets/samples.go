@@ -3,7 +3,7 @@ package datasets
 import "time"
 
 // A Sample is one row of the samples table: one /proc sample of a cell's
-// target process group.
+// target process group (pipeline.Sample in the checkpoint).
 type Sample struct {
 	CellID                 string
 	Time                   time.Time

@@ -18,7 +18,7 @@ import (
 // ctx stops the run early; the result then covers what was measured up to
 // the stop. Run does not pin the process; see [Pin].
 func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, error) {
-	r, err := newRunner(spec)
+	r, err := newLoadRun(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -39,10 +39,10 @@ func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, er
 	return r.result(stoppedBy, cpu1.Sub(cpu0))
 }
 
-// A runner holds one Run's state from step to step: the spec with defaults
+// A loadRun holds one Run's state from step to step: the spec with defaults
 // applied, the shape of the load, the workers and the channels on which
 // they hand in their tallies.
-type runner struct {
+type loadRun struct {
 	s     Spec
 	addr  *net.TCPAddr
 	reqs  *requests
@@ -61,13 +61,13 @@ type runner struct {
 	agg     *aggregator
 }
 
-// newRunner checks spec, resolves its target, renders its requests and
+// newLoadRun checks spec, resolves its target, renders its requests and
 // sizes the run: how many workers, at what rate, for how long.
-func newRunner(spec Spec) (*runner, error) {
+func newLoadRun(spec Spec) (*loadRun, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("load generator spec: %w", err)
 	}
-	r := &runner{s: spec.withDefaults()}
+	r := &loadRun{s: spec.withDefaults()}
 	hostport, _ := TargetAddrAllowed(r.s.URL, r.s.Allow)
 	var err error
 	if r.addr, err = resolve(hostport, r.s.Allow); err != nil {
@@ -94,7 +94,7 @@ func newRunner(spec Spec) (*runner, error) {
 
 // makeWorkers creates the workers, each with its epoll set and its share
 // of the request quota and of the connections.
-func (r *runner) makeWorkers() error {
+func (r *loadRun) makeWorkers() error {
 	r.workers = make([]*worker, r.nw)
 	for i := range r.workers {
 		w, err := newWorker(r.addr, r.reqs, r.s.Seed, i)
@@ -133,7 +133,7 @@ func quotaShare(maxRequests int64, nw, i int) int64 {
 
 // prepare allocates, before the clock starts, what the workers and the
 // aggregator need.
-func (r *runner) prepare(onInterval func(Interval)) {
+func (r *loadRun) prepare(onInterval func(Interval)) {
 	for _, w := range r.workers {
 		w.prepare()
 	}
@@ -144,7 +144,7 @@ func (r *runner) prepare(onInterval func(Interval)) {
 }
 
 // start starts the clock and the workers' event loops.
-func (r *runner) start() {
+func (r *loadRun) start() {
 	start := time.Now()
 	for _, w := range r.workers {
 		w.start = start
@@ -155,7 +155,7 @@ func (r *runner) start() {
 // collect aggregates the workers' tallies until every worker has finished,
 // telling them to stop if ctx is done first. It returns what stopped the
 // run as far as it can tell: "stop" or "duration".
-func (r *runner) collect(ctx context.Context) string {
+func (r *loadRun) collect(ctx context.Context) string {
 	stoppedBy := "duration"
 	done := ctx.Done()
 	for finished := 0; finished < r.nw; {
@@ -184,7 +184,7 @@ func (r *runner) collect(ctx context.Context) string {
 
 // result builds the Result of a finished run from the workers' ends and
 // the aggregated tallies, or returns the first event loop error.
-func (r *runner) result(stoppedBy string, cpu CPUTime) (*Result, error) {
+func (r *loadRun) result(stoppedBy string, cpu CPUTime) (*Result, error) {
 	var elapsed int64
 	var incomplete int64
 	var werr error

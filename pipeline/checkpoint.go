@@ -276,7 +276,8 @@ func (iv Interval) RPS() float64 {
 	return float64(iv.Requests) * 1e6 / float64(iv.DurationUS)
 }
 
-// A Sample is one /proc sample of the target's process group.
+// A Sample is one /proc sample of the target's process group, as the
+// checkpoint keeps it (procsample takes it; datasets.Sample is its row).
 type Sample struct {
 	Time                   time.Time `json:"time"`
 	InWindow               bool      `json:"in_window"`

@@ -62,7 +62,9 @@ type Source struct {
 	SHA256 string `json:"sha256"`
 }
 
-// A Batch is the resolved batch: everything its cells share.
+// A Batch is a batch resolved, as the plan holds it: everything its cells
+// share (schema.Batch is the batch as declared, datasets.Batch its row of
+// the batches table).
 type Batch struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
@@ -110,7 +112,8 @@ type Process struct {
 	GCLog string `json:"gc_log,omitempty"`
 }
 
-// A Variant is one point of a target's variant axes, resolved.
+// A Variant is a variant resolved, as the plan holds it: one point of a
+// target's variant axes (analysis.Variant is the report's view).
 type Variant struct {
 	Process
 	Target string `json:"target"`
@@ -158,8 +161,9 @@ func (v *Variant) Knob(name string) string {
 	return ""
 }
 
-// A Point is one workload point: a payload with a concurrency (closed loop)
-// or an arrival rate (open loop).
+// A Point is a workload point as the plan holds it: a payload with a
+// concurrency (closed loop) or an arrival rate (open loop)
+// (analysis.Point is the report's view).
 type Point struct {
 	// Payload is substituted for {payload}; nil when the workload has no
 	// payload axis.
@@ -195,8 +199,9 @@ func (pt Point) Label() string {
 	return s
 }
 
-// A Cell is one fully resolved point: target variant x workload point x
-// repeat.
+// A Cell is a cell as the plan holds it: one target variant x workload
+// point x repeat, fully resolved (datasets.Cell is its row of the cells
+// table).
 type Cell struct {
 	// ID is a short hash of the cell's canonical resolved form.
 	ID      string `json:"id"`

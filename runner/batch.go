@@ -137,7 +137,7 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 		fmt.Fprintf(o.Stderr, "interrupted; every process stopped; the finished cells are kept. Resubmit with: yardstick slurm --resume %s (or run: yardstick run --resume %s --batch %s)\n", rd.Root, rd.Root, batch)
 		return ErrReported
 	}
-	return verdict(rd, sum, 0, o)
+	return conclude(rd, sum, 0, o)
 }
 
 // ThisNode describes the node this process runs on, for nodes/<batch>.json:
@@ -236,5 +236,5 @@ func Merge(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 		fmt.Fprintf(o.Stderr, "resubmit the unfinished batches with: yardstick slurm --resume %s\n", rd.Root)
 		return ErrReported
 	}
-	return verdict(rd, sum, failedChecks, o)
+	return conclude(rd, sum, failedChecks, o)
 }

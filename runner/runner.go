@@ -143,7 +143,7 @@ func Execute(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, o Optio
 	if err != nil {
 		return err
 	}
-	return verdict(rd, sum, failedChecks, o)
+	return conclude(rd, sum, failedChecks, o)
 }
 
 // finish runs the stages after execute: fairness, tabulate, the summary
@@ -225,9 +225,9 @@ func notNeeded(sum execute.Summary) string {
 	return fmt.Sprintf(", %d not needed (adaptive repeats decided before their round)", sum.NotNeeded)
 }
 
-// verdict says how the run ended, on Stderr, and returns ErrReported when
-// it ended badly.
-func verdict(rd *pipeline.RunDir, sum execute.Summary, failedChecks int, o Options) error {
+// conclude writes the run's exit message, how it ended, on Stderr, and
+// returns ErrReported when it ended badly.
+func conclude(rd *pipeline.RunDir, sum execute.Summary, failedChecks int, o Options) error {
 	switch {
 	case sum.Interrupted:
 		fmt.Fprintf(o.Stderr, "interrupted; every process stopped. Resume with: yardstick run --resume %s\n", rd.Root)

@@ -58,7 +58,8 @@ func (l CPULists) List(role string) string {
 	return ""
 }
 
-// A Batch is a self-contained comparison.
+// A Batch is a batch as declared: a self-contained comparison, as the
+// definition writes it (pipeline.Batch is the batch resolved).
 type Batch struct {
 	Name        string
 	Description string

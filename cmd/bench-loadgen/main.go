@@ -44,13 +44,15 @@ func main() {
 	}
 }
 
-type sample struct {
+// A measurement is what one load generator run did: its requests,
+// requests/s and the CPU time it took.
+type measurement struct {
 	requests int64
 	rps      float64
 	cpu      time.Duration
 }
 
-func (s sample) cpuPerReq() float64 { return s.cpu.Seconds() * 1e6 / float64(s.requests) }
+func (s measurement) cpuPerReq() float64 { return s.cpu.Seconds() * 1e6 / float64(s.requests) }
 
 func run() error {
 	pairs := flag.Int("pairs", 9, "pairs of runs, the order flipped each pair")
@@ -102,7 +104,7 @@ func run() error {
 	if _, err := runWrk(ctx, wrk, *genCPU, *conns, time.Second, url); err != nil {
 		return err
 	}
-	rpsRatios, cpuRatios, err := runPairs(ctx, *pairs, func(ys bool) (sample, error) {
+	rpsRatios, cpuRatios, err := runPairs(ctx, *pairs, func(ys bool) (measurement, error) {
 		if ys {
 			return runYardstick(ctx, *ysBin, *genCPU, *conns, *dur, url)
 		}
@@ -134,13 +136,13 @@ func reportHarness(ctx context.Context, o harnessOpts) error {
 // runPairs runs wrk and yardstick pairs times, the order flipped each
 // pair, printing each pair, and returns the ratios (yardstick / wrk) of
 // requests per second and of CPU time per request.
-func runPairs(ctx context.Context, pairs int, one func(ys bool) (sample, error)) (rpsRatios, cpuRatios []float64, err error) {
+func runPairs(ctx context.Context, pairs int, one func(ys bool) (measurement, error)) (rpsRatios, cpuRatios []float64, err error) {
 	fmt.Printf("%-5s %14s %14s %9s %14s %14s %9s\n", "pair", "wrk req/s", "ys req/s", "rps ratio", "wrk cpu us/req", "ys cpu us/req", "cpu ratio")
 	for i := 0; i < pairs; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		var a, b sample
+		var a, b measurement
 		if i%2 == 0 { // wrk first, then yardstick; the next pair the other way
 			if a, err = one(false); err == nil {
 				b, err = one(true)
@@ -194,34 +196,34 @@ var (
 	wrkReqs = regexp.MustCompile(`(\d+) requests in ([0-9.]+)(ms|s|m)`)
 )
 
-func runWrk(ctx context.Context, wrk, cpus string, conns int, d time.Duration, url string) (sample, error) {
+func runWrk(ctx context.Context, wrk, cpus string, conns int, d time.Duration, url string) (measurement, error) {
 	secs := int((d + time.Second - 1) / time.Second)
 	cmd := exec.CommandContext(ctx, "taskset", "-c", cpus, wrk, "-t1", "-c"+strconv.Itoa(conns),
 		"-d"+strconv.Itoa(secs)+"s", "--latency", url)
 	out, err := cmd.Output()
 	if err != nil {
-		return sample{}, fmt.Errorf("wrk: %w", err)
+		return measurement{}, fmt.Errorf("wrk: %w", err)
 	}
 	m := wrkRPS.FindSubmatch(out)
 	n := wrkReqs.FindSubmatch(out)
 	if m == nil || n == nil {
-		return sample{}, fmt.Errorf("wrk: cannot read its output:\n%s", out)
+		return measurement{}, fmt.Errorf("wrk: cannot read its output:\n%s", out)
 	}
 	rps, _ := strconv.ParseFloat(string(m[1]), 64)
 	reqs, _ := strconv.ParseInt(string(n[1]), 10, 64)
 	if strings.Contains(string(out), "Socket errors") {
 		fmt.Fprintf(os.Stderr, "wrk reported socket errors:\n%s", out)
 	}
-	return sample{requests: reqs, rps: rps, cpu: cpuOf(cmd.ProcessState)}, nil
+	return measurement{requests: reqs, rps: rps, cpu: cpuOf(cmd.ProcessState)}, nil
 }
 
-func runYardstick(ctx context.Context, ys, cpus string, conns int, d time.Duration, url string) (sample, error) {
+func runYardstick(ctx context.Context, ys, cpus string, conns int, d time.Duration, url string) (measurement, error) {
 	cmd := exec.CommandContext(ctx, ys, "loadgen", "--url", url, "--cpus", cpus,
 		"--connections", strconv.Itoa(conns), "--duration", d.String(), "--json")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return sample{}, fmt.Errorf("yardstick loadgen: %w", err)
+		return measurement{}, fmt.Errorf("yardstick loadgen: %w", err)
 	}
 	var res struct {
 		Requests int64   `json:"requests"`
@@ -231,10 +233,10 @@ func runYardstick(ctx context.Context, ys, cpus string, conns int, d time.Durati
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	sc.Buffer(nil, 16<<20)
 	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &res) != nil {
-		return sample{}, fmt.Errorf("yardstick loadgen: cannot read its output:\n%.500s", out)
+		return measurement{}, fmt.Errorf("yardstick loadgen: cannot read its output:\n%.500s", out)
 	}
 	if res.Errors > 0 {
 		fmt.Fprintf(os.Stderr, "yardstick loadgen reported %d errors\n", res.Errors)
 	}
-	return sample{requests: res.Requests, rps: res.RPS, cpu: cpuOf(cmd.ProcessState)}, nil
+	return measurement{requests: res.Requests, rps: res.RPS, cpu: cpuOf(cmd.ProcessState)}, nil
 }

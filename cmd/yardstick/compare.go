@@ -72,11 +72,11 @@ func writeCrossNode(ctx context.Context, w io.Writer, a, b, format string) error
 		return nil
 	}
 	for _, r := range rows {
-		verdict := "ok"
+		outcome := "ok"
 		if !r.Pass {
-			verdict = "UNFAIR"
+			outcome = "UNFAIR"
 		}
-		line := fmt.Sprintf("cross_node [batch %s]: %s: %s", r.Batch, verdict, *r.Detail)
+		line := fmt.Sprintf("cross_node [batch %s]: %s: %s", r.Batch, outcome, *r.Detail)
 		if format == "markdown" {
 			line = "- " + safetext.MarkdownCell(line)
 		}

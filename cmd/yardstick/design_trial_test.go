@@ -69,9 +69,9 @@ var trialQuestions = []struct{ candidate, metric string }{
 
 // A trialRun is one design's answers to the questions, and its wall time.
 type trialRun struct {
-	verdicts map[string]stats.Decision // by candidate + " " + metric
-	wall     time.Duration
-	rounds   int
+	decisions map[string]stats.Decision // by candidate + " " + metric
+	wall      time.Duration
+	rounds    int
 }
 
 // TestDesignTrial runs YARDSTICK_TRIALS (default 3) trials of each
@@ -135,7 +135,7 @@ func logTrial(t *testing.T, design string, trial int, r trialRun, load string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trial %d, %s: %d rounds, %.1f s, load average %s", trial+1, design, r.rounds, r.wall.Seconds(), load)
 	for _, q := range trialQuestions {
-		d := r.verdicts[q.candidate+" "+q.metric]
+		d := r.decisions[q.candidate+" "+q.metric]
 		fmt.Fprintf(&b, "\n  %s %s: %s (%s) %.3fx [%.3f, %.3f]", q.candidate, q.metric, d.Verdict, judge(q.candidate, d.Verdict), d.Ratio, d.Low, d.High)
 	}
 	t.Log(b.String())
@@ -153,7 +153,7 @@ func summarise(t *testing.T, design string, runs []trialRun) {
 	for _, r := range runs {
 		wall += r.wall
 		for _, q := range trialQuestions {
-			d := r.verdicts[q.candidate+" "+q.metric]
+			d := r.decisions[q.candidate+" "+q.metric]
 			count[judge(q.candidate, d.Verdict)]++
 			if q.candidate == "same" {
 				count["A/A "+judge(q.candidate, d.Verdict)]++
@@ -182,14 +182,14 @@ func restartTrial(t *testing.T, dir, yardstick, sample string, trial int) trialR
 	results := filepath.Join(dir, fmt.Sprintf("results-%d", trial))
 	began := time.Now()
 	out, err := runFor(t, 10*time.Minute, dir, yardstick, "run", name, "--out", results)
-	r := trialRun{wall: time.Since(began), verdicts: map[string]stats.Decision{}}
+	r := trialRun{wall: time.Since(began), decisions: map[string]stats.Decision{}}
 	if err != nil {
 		t.Fatalf("yardstick run: %v\n%s", err, out)
 	}
 	rows, rd := readComparisons(t, results)
 	for _, row := range rows {
 		d := stats.Decision{Verdict: row.Verdict, Ratio: valueOr0(row.Ratio), Low: valueOr0(row.CILow), High: valueOr0(row.CIHigh)}
-		r.verdicts[row.Candidate+" "+row.Metric] = d
+		r.decisions[row.Candidate+" "+row.Metric] = d
 	}
 	var st pipeline.BatchRounds
 	b, err := os.ReadFile(filepath.Join(rd, "rounds", "main.json"))
@@ -244,7 +244,7 @@ func sliceTrial(t *testing.T, yardstick, sample string, trial int) trialRun {
 	}
 	rng := rand.New(rand.NewPCG(uint64(trial), 0x5eed))
 	pairs := map[string][]stats.Pair{}
-	r := trialRun{verdicts: map[string]stats.Decision{}}
+	r := trialRun{decisions: map[string]stats.Decision{}}
 	for r.rounds = 1; ; r.rounds++ {
 		sliceRound(t, yardstick, rng, targets, pairs)
 		if r.rounds < sliceMinRound {
@@ -253,7 +253,7 @@ func sliceTrial(t *testing.T, yardstick, sample string, trial int) trialRun {
 		undecided := 0
 		for _, q := range trialQuestions {
 			d := stats.DecidePaired(pairs[q.candidate+" "+q.metric], stats.Options{Margin: trialMargin, LowerIsBetter: q.metric == "latency_p99"})
-			r.verdicts[q.candidate+" "+q.metric] = d
+			r.decisions[q.candidate+" "+q.metric] = d
 			if d.Verdict == stats.Undecided {
 				undecided++
 			}

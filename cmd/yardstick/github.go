@@ -9,7 +9,7 @@ import (
 )
 
 // GitHub Actions workflow commands (validate --format github): each
-// finding becomes an ::error or ::warning line that the runner turns into
+// finding becomes an ::error or ::warning line that GitHub Actions turns into
 // an annotation on file:line:col of the pull request's diff.
 
 // ghData escapes a workflow command's message.

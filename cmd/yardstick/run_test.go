@@ -386,15 +386,15 @@ func cmdFairnessRows(ts *testscript.TestScript, neg bool, args []string) {
 	var rows []pipeline.FairnessRow
 	ts.Check(json.Unmarshal(b, &rows))
 	for _, r := range rows {
-		verdict := "pass"
+		outcome := "pass"
 		if !r.Pass {
-			verdict = "FAIL"
+			outcome = "FAIL"
 		}
 		subject := r.Scope
 		if r.CellID != nil {
 			subject = names[*r.CellID]
 		}
-		fmt.Fprintf(ts.Stdout(), "%s %s %s %s\n", r.Check, verdict, r.Batch, subject)
+		fmt.Fprintf(ts.Stdout(), "%s %s %s %s\n", r.Check, outcome, r.Batch, subject)
 	}
 }
 

@@ -210,8 +210,8 @@ func TestReportAnalysisIsPure(t *testing.T) {
 	}
 }
 
-// TestCUEStaysOnTheDefinitionSide: the readers and runners of a run link
-// no CUE.
+// TestCUEStaysOnTheDefinitionSide: the packages that execute a run or
+// read one link no CUE.
 func TestCUEStaysOnTheDefinitionSide(t *testing.T) {
 	dir := root(t)
 	for _, p := range list(t, dir, "./pipeline/...", "./stats/...", "./datasets/...", "./runner/...",
@@ -276,4 +276,47 @@ func TestShippedExperimentsAreFormatted(t *testing.T) {
 			t.Errorf("%s is not as cue fmt writes it", filepath.Base(f))
 		}
 	}
+}
+
+// oneMeaning lists words that had several meanings and may name a Go type
+// only in the packages given, where the word has its one meaning
+// (docs/design.md): a sample is a /proc reading (as taken, in the
+// checkpoint, a table row; the report's repeats of one variant at one
+// point are a RepeatSet), and runner is the package that runs a run's
+// stages (execute's run state is a planRun, loadgen's a loadRun).
+var oneMeaning = map[string][]string{
+	"sample": {"stages/execute/procsample", "pipeline", "datasets"},
+	"runner": {"runner"},
+}
+
+// TestOneMeaningPerName: no type, test files' and local ones included, is
+// named sample or runner, in any case, outside the packages where the
+// word has its one meaning.
+func TestOneMeaningPerName(t *testing.T) {
+	dir := root(t)
+	fset := token.NewFileSet()
+	walk(t, dir, func(path string, _ fs.DirEntry) {
+		if !strings.HasSuffix(path, ".go") {
+			return
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return
+		}
+		rel, _ := filepath.Rel(dir, path)
+		pkgDir := filepath.ToSlash(filepath.Dir(rel))
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			word := strings.ToLower(ts.Name.Name)
+			if allowed, ok := oneMeaning[word]; ok && !slices.Contains(allowed, pkgDir) {
+				t.Errorf("%s:%d: type %s: %q has one meaning (docs/design.md), in %s only; name this type for what it is",
+					rel, fset.Position(ts.Pos()).Line, ts.Name.Name, word, strings.Join(allowed, ", "))
+			}
+			return true
+		})
+	})
 }

@@ -221,8 +221,8 @@ func checkLikeRun(t *testing.T, rd *pipeline.RunDir, hash string, ids []string) 
 	for _, c := range cells {
 		tabled = append(tabled, c.CellID)
 		if c.Status != pipeline.StatusOK {
-			// unfair is a measured verdict of a busy machine, not a
-			// scheduling fault; it is logged, and the cell did run.
+			// unfair is what a fairness check measured on a busy machine,
+			// not a scheduling fault; it is logged, and the cell did run.
 			checks := ""
 			if c.UnfairChecks != nil {
 				checks = *c.UnfairChecks

@@ -19,7 +19,7 @@ func TestBuildTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	r := &runner{
+	r := &planRun{
 		rd:     rd,
 		opts:   Options{BuildTimeout: 300 * time.Millisecond, StopGrace: 200 * time.Millisecond},
 		builds: map[string]error{},

@@ -20,7 +20,7 @@ var ErrBuildDrift = errors.New("a build step made other files than the run's loc
 // run a rerun reruns) must make the same files. A difference stops the run
 // with ErrBuildDrift unless Options.AllowDrift, which records it under
 // resume_drift and the new hashes in the lock.
-func (r *runner) recordBuilt(batch, owner string, p *pipeline.Process) error {
+func (r *planRun) recordBuilt(batch, owner string, p *pipeline.Process) error {
 	now := machine.ProcessBinaries(batch, owner, p, r.opts.Workdir, true)
 	var drift []pipeline.Drift
 	err := r.rd.UpdateLock(func(l *pipeline.Lock) error {

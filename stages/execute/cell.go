@@ -45,7 +45,7 @@ func fileSize(p string) int64 {
 	return st.Size()
 }
 
-func (r *runner) offsetsOf(t *target) offsets {
+func (r *planRun) offsetsOf(t *target) offsets {
 	return offsets{
 		at:        time.Now(),
 		stderr:    fileSize(t.stderr),
@@ -60,9 +60,9 @@ func (r *runner) offsetsOf(t *target) offsets {
 // in order: prepare (the load spec and the sampler), measure (the
 // concurrent parts: the /proc sampler, the load generator's driver and its
 // watchdog, under one errgroup), idle (RSS after the load), fill (the
-// checkpoint's figures) and verdict. A phase that fails ends the cell.
+// checkpoint's figures) and assess. A phase that fails ends the cell.
 type cellRun struct {
-	r  *runner
+	r  *planRun
 	b  *pipeline.Batch
 	t  *target
 	c  *pipeline.Cell
@@ -108,7 +108,7 @@ type sampler interface {
 }
 
 // runCell runs one cell on a started target and returns its checkpoint.
-func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) *pipeline.Checkpoint {
+func (r *planRun) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) *pipeline.Checkpoint {
 	cr := &cellRun{r: r, b: b, t: t, c: c, loops: -1,
 		cp: &pipeline.Checkpoint{CellID: c.ID, CellName: c.Name, Started: time.Now(), Start: t.name}}
 	r.prog.cellStart(c)
@@ -123,7 +123,7 @@ func (r *runner) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *p
 		err = cr.fill()
 	}
 	if err == nil {
-		err = cr.verdict()
+		err = cr.assess()
 	}
 	if err != nil {
 		cr.cp.Status, cr.cp.Error, cr.cp.Ended = pipeline.StatusFailed, err.Error(), time.Now()
@@ -207,7 +207,7 @@ func (c *cellRun) measure(ctx context.Context) error {
 
 // sample runs the sampler until ctx is done. A sample that fails is left
 // out and a process group that is gone ends the sampling (the rows show
-// the gaps, and the verdict sees the exit): neither fails the cell. A
+// the gaps, and assess sees the exit): neither fails the cell. A
 // sampler that cannot run at all does.
 func (c *cellRun) sample(ctx context.Context) error {
 	if err := c.sampler.Run(ctx); errors.Is(err, procsample.ErrInterval) {
@@ -383,9 +383,9 @@ func (c *cellRun) accessLog(requests int64) *pipeline.LogStats {
 	return a
 }
 
-// verdict fails a cell whose target exited or that got no response in
+// assess fails a cell whose target exited or that got no response in
 // its kept window.
-func (c *cellRun) verdict() error {
+func (c *cellRun) assess() error {
 	switch l := c.cp.Load; {
 	case c.t.p.Exited():
 		return fmt.Errorf("target exited during the cell (%s); stderr: %s", c.t.p.ExitStatus(), c.t.stderrTail())
@@ -410,7 +410,7 @@ func noResponse(l *pipeline.Load) error {
 // gcStats cuts the GC log (the JVM's file, or Go's gctrace lines on
 // stderr) to the kept window, and counts the collections before and after
 // it for reference.
-func (r *runner) gcStats(t *target, load, kept, end, after offsets) *pipeline.GCStats {
+func (r *planRun) gcStats(t *target, load, kept, end, after offsets) *pipeline.GCStats {
 	var file string
 	var parse func([]byte) gclog.Stats
 	var start, from, to, upto int64

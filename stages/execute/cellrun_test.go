@@ -25,7 +25,7 @@ import (
 	"yardstick/stages/execute/procsample"
 )
 
-// The test binary doubles as a scripted load generator: the runner starts
+// The test binary doubles as a scripted load generator: the executor starts
 // it as `self loadgen --stdio ...`, and with fakeLoadgenEnv set it speaks
 // the driver protocol instead of running the tests.
 const (
@@ -79,10 +79,10 @@ func fakeLoadgen(mode string, in io.Reader, out io.Writer) int {
 	return 1
 }
 
-// cellFixture is a runner whose load generator is the fake, and a target
+// cellFixture is a planRun whose load generator is the fake, and a target
 // (sleep) to sample, for a cell with a minute of measure window.
 type cellFixture struct {
-	r       *runner
+	r       *planRun
 	b       *pipeline.Batch
 	t       *target
 	c       *pipeline.Cell
@@ -99,7 +99,7 @@ func newCellFixture(t *testing.T, mode string) *cellFixture {
 	f := &cellFixture{pidFile: filepath.Join(dir, "loadgen.pid")}
 	t.Setenv(fakeLoadgenEnv, mode)
 	t.Setenv(fakeLoadgenPIDFile, f.pidFile)
-	f.r = &runner{
+	f.r = &planRun{
 		opts: Options{Self: self, StopGrace: 200 * time.Millisecond},
 		prog: newProgress(io.Discard, false, 1, 0),
 	}

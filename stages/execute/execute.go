@@ -95,8 +95,9 @@ func (s *Summary) Add(o Summary) {
 	s.Interrupted = s.Interrupted || o.Interrupted
 }
 
-// runner holds one run's state.
-type runner struct {
+// A planRun holds the state of one execution of the plan (one Run):
+// its starts are startRuns, and each cell of a start a cellRun.
+type planRun struct {
 	rd      *pipeline.RunDir
 	plan    *pipeline.Plan
 	opts    Options
@@ -114,7 +115,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	if opts.StopGrace == 0 {
 		opts.StopGrace = 5 * time.Second
 	}
-	r := &runner{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
+	r := &planRun{rd: rd, plan: p, opts: opts, builds: map[string]error{}}
 	if err := procgroup.EnableSubreaper(); err != nil {
 		return Summary{}, err
 	}
@@ -161,7 +162,7 @@ func Run(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, opts Option
 	return r.finish(ctx), nil
 }
 
-func (r *runner) finish(ctx context.Context) Summary {
+func (r *planRun) finish(ctx context.Context) Summary {
 	r.summary.Pending = r.summary.Planned - r.summary.Skipped - r.summary.Done - r.summary.Failed
 	r.summary.Interrupted = ctx.Err() != nil
 	r.prog.close()
@@ -169,7 +170,7 @@ func (r *runner) finish(ctx context.Context) Summary {
 }
 
 // record writes a cell's checkpoint and counts it.
-func (r *runner) record(cp *pipeline.Checkpoint) error {
+func (r *planRun) record(cp *pipeline.Checkpoint) error {
 	cp.Version = pipeline.CheckpointVersion
 	if err := r.rd.WriteCheckpoint(cp); err != nil {
 		return err
@@ -184,7 +185,7 @@ func (r *runner) record(cp *pipeline.Checkpoint) error {
 }
 
 // failAll records every cell as failed with the same reason.
-func (r *runner) failAll(cells []pipeline.Cell, start string, reason error) error {
+func (r *planRun) failAll(cells []pipeline.Cell, start string, reason error) error {
 	for _, c := range cells {
 		now := time.Now()
 		cp := &pipeline.Checkpoint{CellID: c.ID, CellName: c.Name, Status: pipeline.StatusFailed, Error: reason.Error(), Started: now, Ended: now, Start: start}
@@ -195,7 +196,7 @@ func (r *runner) failAll(cells []pipeline.Cell, start string, reason error) erro
 	return nil
 }
 
-func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
+func (r *planRun) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
 	// yardstick itself (sampling /proc, reading logs, driving the load
 	// generator) runs beside the load generator, never on the target's
 	// cores.
@@ -239,7 +240,7 @@ func (r *runner) runBatch(ctx context.Context, b *pipeline.Batch, cells []pipeli
 
 // startServices starts the batch's helpers pinned to the services' CPUs
 // and waits until each is ready.
-func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procgroup.Process, error) {
+func (r *planRun) startServices(ctx context.Context, b *pipeline.Batch) ([]*procgroup.Process, error) {
 	var started []*procgroup.Process
 	cpus := b.Placement.Services
 	for _, s := range b.Services {
@@ -279,7 +280,7 @@ func (r *runner) startServices(ctx context.Context, b *pipeline.Batch) ([]*procg
 }
 
 // start starts a process group and registers it with the reaper.
-func (r *runner) start(s procgroup.Spec) (*procgroup.Process, error) {
+func (r *planRun) start(s procgroup.Spec) (*procgroup.Process, error) {
 	p, err := procgroup.Start(s)
 	if err == nil {
 		r.reaper.add(p.PID())
@@ -289,7 +290,7 @@ func (r *runner) start(s procgroup.Spec) (*procgroup.Process, error) {
 
 // stop stops a process group and tells the reaper it is gone. A process
 // that had to be killed, or that left processes behind, is noted.
-func (r *runner) stop(p *procgroup.Process) procgroup.StopReport {
+func (r *planRun) stop(p *procgroup.Process) procgroup.StopReport {
 	rep := p.Stop(r.opts.StopGrace)
 	r.reaper.remove(p.PID())
 	name := filepath.Base(p.Cmd.Path)
@@ -306,7 +307,7 @@ func (r *runner) stop(p *procgroup.Process) procgroup.StopReport {
 }
 
 // dir resolves a process's working directory against the run's workdir.
-func (r *runner) dir(d string) string {
+func (r *planRun) dir(d string) string {
 	if d == "" {
 		return r.opts.Workdir
 	}
@@ -318,7 +319,7 @@ func (r *runner) dir(d string) string {
 
 // resolvePath resolves a path the process writes (an access log) the way
 // the process sees it: relative to its working directory.
-func (r *runner) resolvePath(procDir, p string) string {
+func (r *planRun) resolvePath(procDir, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
@@ -327,7 +328,7 @@ func (r *runner) resolvePath(procDir, p string) string {
 
 // build runs a process's build step once per run and key, then hashes
 // what it built into lock.json (recordBuilt).
-func (r *runner) build(ctx context.Context, key, batch, owner string, p *pipeline.Process) error {
+func (r *planRun) build(ctx context.Context, key, batch, owner string, p *pipeline.Process) error {
 	if len(p.Build) == 0 {
 		return nil
 	}

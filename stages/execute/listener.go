@@ -75,7 +75,7 @@ var errNoListener = errors.New("ready, but no socket listens on port")
 const listenerWait = 5 * time.Second
 
 // awaitListener runs checkListener until a socket listens on port (for at
-// most listenerWait) and returns its verdict.
+// most listenerWait) and returns its last answer: nil once it listens.
 func awaitListener(ctx context.Context, p *procgroup.Process, port int) error {
 	deadline := time.Now().Add(listenerWait)
 	for {

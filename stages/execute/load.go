@@ -27,7 +27,7 @@ import (
 // cell's payload and {vary} range. The load generator renders it
 // (loadgen.RenderRequest): for the measured window, and for the {vary}
 // probe, which so sends one of the requests the window sends.
-func (r *runner) requestSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) loadgen.Spec {
+func (r *planRun) requestSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell) loadgen.Spec {
 	req := b.Request
 	base, allow := r.targetURL(b, v.Port)
 	s := loadgen.Spec{URL: base + req.Path, Allow: allow, Method: req.Method, Body: req.Body, Seed: seedOf(c.ID)}
@@ -44,7 +44,7 @@ func (r *runner) requestSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline
 }
 
 // loadSpec builds the load generator's spec for cell c.
-func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
+func (r *planRun) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, d time.Duration) (loadgen.Spec, error) {
 	s := r.requestSpec(b, v, c)
 	s.Duration = loadgen.Duration(d)
 	s.Timeout = loadgen.Duration(b.Timeout.D())
@@ -69,7 +69,7 @@ func (r *runner) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Ce
 
 // peak is the highest throughput of a closed-loop cell of the same
 // variant, repeat and payload measured earlier in this run.
-func (r *runner) peak(b *pipeline.Batch, c *pipeline.Cell) (float64, error) {
+func (r *planRun) peak(b *pipeline.Batch, c *pipeline.Cell) (float64, error) {
 	best := 0.0
 	for _, o := range r.plan.Cells {
 		if o.Batch != c.Batch || o.Variant != c.Variant || o.Repeat != c.Repeat || o.Point.Mode != "closed" || !samePayload(o.Point.Payload, c.Point.Payload) {
@@ -106,7 +106,7 @@ func seedOf(id string) uint64 {
 // [load.watch], that the caller runs under one errgroup (with its own
 // parts beside them, if any); both have ended when the group has.
 type load struct {
-	r      *runner
+	r      *planRun
 	p      *procgroup.Process
 	spec   loadgen.Spec
 	stdin  io.WriteCloser
@@ -127,7 +127,7 @@ func (l *load) pid() int {
 }
 
 // startLoad starts the load generator for spec; nothing is sent to it yet.
-func (r *runner) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) {
+func (r *planRun) startLoad(b *pipeline.Batch, spec loadgen.Spec) (*load, error) {
 	h := r.loadgenHost(b)
 	l := &load{r: r, spec: spec, remote: h.Kind == "srun"}
 	p, err := r.start(procgroup.Spec{
@@ -227,7 +227,7 @@ func (l *load) watch(ctx context.Context) error {
 
 // drive runs the load generator through spec on its own and returns its
 // result: read and watch under one errgroup, bounded by the run's limit.
-func (r *runner) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec) (*loadgen.Result, error) {
+func (r *planRun) drive(ctx context.Context, b *pipeline.Batch, spec loadgen.Spec) (*loadgen.Result, error) {
 	l, err := r.startLoad(b, spec)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func lastLine(s string) string {
 
 // serviceWarmup runs the first cell's workload point for the batch's
 // service warm-up; nothing of it is kept.
-func (r *runner) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) error {
+func (r *planRun) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *target, c *pipeline.Cell) error {
 	d := b.Windows.ServiceWarmup.D()
 	if d <= 0 {
 		return nil

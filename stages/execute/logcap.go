@@ -133,14 +133,14 @@ func (l *cappedLog) close(wait time.Duration) int64 {
 type targetLogs struct{ stdout, stderr *cappedLog }
 
 // logCap is the cap of each log.
-func (r *runner) logCap() int64 {
+func (r *planRun) logCap() int64 {
 	if r.opts.LogCap > 0 {
 		return r.opts.LogCap
 	}
 	return DefaultLogCap
 }
 
-func (r *runner) openLogs(dir string) (*targetLogs, error) {
+func (r *planRun) openLogs(dir string) (*targetLogs, error) {
 	limit := r.logCap()
 	out, err := openCappedLog(dir+"/stdout.log", limit)
 	if err != nil {

@@ -76,10 +76,10 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startFake starts the fake target in mode through the runner's own
-// startTarget, as a run does, and returns the runner, the batch and the
+// startFake starts the fake target in mode through the planRun's own
+// startTarget, as a run does, and returns the planRun, the batch and the
 // progress output.
-func startFake(t *testing.T, mode string, logCap int64) (*runner, *pipeline.Batch, *pipeline.Variant, *pipeline.Cell, *strings.Builder) {
+func startFake(t *testing.T, mode string, logCap int64) (*planRun, *pipeline.Batch, *pipeline.Variant, *pipeline.Cell, *strings.Builder) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -90,7 +90,7 @@ func startFake(t *testing.T, mode string, logCap int64) (*runner, *pipeline.Batc
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	r := &runner{rd: rd, builds: map[string]error{}, prog: newProgress(&out, false, 1, 0),
+	r := &planRun{rd: rd, builds: map[string]error{}, prog: newProgress(&out, false, 1, 0),
 		opts: Options{StopGrace: 500 * time.Millisecond, LogCap: logCap}}
 	port := freePort(t)
 	b := &pipeline.Batch{Name: "b", Placement: pipeline.Placement{Target: cpuset.Set{0}, Loadgen: cpuset.Set{0}},
@@ -105,7 +105,7 @@ func startFake(t *testing.T, mode string, logCap int64) (*runner, *pipeline.Batc
 	return r, b, v, c, &out
 }
 
-func readStart(t *testing.T, r *runner, c *pipeline.Cell) pipeline.StartRecord {
+func readStart(t *testing.T, r *planRun, c *pipeline.Cell) pipeline.StartRecord {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.rd.StartDir(c, 0), "start.json"))
 	if err != nil {

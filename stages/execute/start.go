@@ -43,7 +43,7 @@ func variantOf(b *pipeline.Batch, label string) *pipeline.Variant {
 // its cold-start probes, then its cells in order on one target process,
 // which is started again for the next cell when it fails.
 type startRun struct {
-	r       *runner
+	r       *planRun
 	b       *pipeline.Batch
 	v       *pipeline.Variant
 	cpus    []int     // the target's
@@ -66,7 +66,7 @@ func interrupted(ctx context.Context, err error) error {
 }
 
 // runStart runs the cells of one start of one variant.
-func (r *runner) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
+func (r *planRun) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeline.Cell) error {
 	s, err := r.newStart(ctx, b, &cells[0])
 	if errors.Is(err, errInterrupted) {
 		return nil
@@ -94,7 +94,7 @@ func (r *runner) runStart(ctx context.Context, b *pipeline.Batch, cells []pipeli
 }
 
 // newStart runs the variant's build step and its cold-start probes.
-func (r *runner) newStart(ctx context.Context, b *pipeline.Batch, first *pipeline.Cell) (*startRun, error) {
+func (r *planRun) newStart(ctx context.Context, b *pipeline.Batch, first *pipeline.Cell) (*startRun, error) {
 	v := variantOf(b, first.Variant)
 	if v == nil {
 		return nil, fmt.Errorf("plan: variant %s not in batch %s", first.Variant, b.Name)
@@ -205,7 +205,7 @@ func failed(c *pipeline.Cell, t *target, err error) *pipeline.Checkpoint {
 
 // startTarget starts variant v and waits for its ready path. attempt < 0
 // marks a cold-start probe.
-func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, cpus []int, attempt int) (*target, error) {
+func (r *planRun) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline.Variant, c *pipeline.Cell, cpus []int, attempt int) (*target, error) {
 	var dir string
 	if attempt < 0 {
 		dir = r.rd.StartDir(c, 0) + fmt.Sprintf("-probe%d", -attempt)
@@ -262,7 +262,7 @@ func (r *runner) startTarget(ctx context.Context, b *pipeline.Batch, v *pipeline
 }
 
 // stopTarget stops the target's process group and writes its start record.
-func (r *runner) stopTarget(t *target, cause error) {
+func (r *planRun) stopTarget(t *target, cause error) {
 	if t.p != nil {
 		rep := r.stop(t.p)
 		t.rec.ExitStatus = t.p.ExitStatus()
@@ -286,7 +286,7 @@ func (r *runner) stopTarget(t *target, cause error) {
 
 // noteLeftovers records the processes a start left behind, killed, in its
 // start record and says so in the run's output.
-func (r *runner) noteLeftovers(t *target, left []procgroup.Member) {
+func (r *planRun) noteLeftovers(t *target, left []procgroup.Member) {
 	if len(left) == 0 {
 		return
 	}

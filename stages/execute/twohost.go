@@ -27,14 +27,14 @@ func loadgenMasks(a *pipeline.Affinity, res *loadgen.Result) {
 // and loads the target host's address, the one address the load
 // generator is allowed besides loopback.
 
-func (r *runner) targetHost(b *pipeline.Batch) hosts.Host {
+func (r *planRun) targetHost(b *pipeline.Batch) hosts.Host {
 	if b.Placement.TwoHost() && r.opts.Hosts != nil {
 		return r.opts.Hosts.Target
 	}
 	return hosts.Local
 }
 
-func (r *runner) loadgenHost(b *pipeline.Batch) hosts.Host {
+func (r *planRun) loadgenHost(b *pipeline.Batch) hosts.Host {
 	if b.Placement.TwoHost() && r.opts.Hosts != nil {
 		return r.opts.Hosts.Loadgen
 	}
@@ -42,7 +42,7 @@ func (r *runner) loadgenHost(b *pipeline.Batch) hosts.Host {
 }
 
 // startHosts is what a start record says of a two-host batch's hosts.
-func (r *runner) startHosts(b *pipeline.Batch) *pipeline.StartHosts {
+func (r *planRun) startHosts(b *pipeline.Batch) *pipeline.StartHosts {
 	if !b.Placement.TwoHost() || r.opts.Hosts == nil {
 		return nil
 	}
@@ -52,14 +52,14 @@ func (r *runner) startHosts(b *pipeline.Batch) *pipeline.StartHosts {
 
 // targetDial reaches the target host's processes from yardstick: the
 // ready and {vary} probes, the free-port check.
-func (r *runner) targetDial(b *pipeline.Batch, timeout time.Duration) hosts.DialFunc {
+func (r *planRun) targetDial(b *pipeline.Batch, timeout time.Duration) hosts.DialFunc {
 	return r.targetHost(b).Dialer(timeout)
 }
 
 // targetURL is the base URL the load generator sends to for a target on
 // port, and the allow-list its spec carries: loopback on one host, the
 // target host's address on two.
-func (r *runner) targetURL(b *pipeline.Batch, port int) (string, []string) {
+func (r *planRun) targetURL(b *pipeline.Batch, port int) (string, []string) {
 	if b.Placement.TwoHost() && r.opts.Hosts != nil && r.opts.Hosts.Addr != "" {
 		a := r.opts.Hosts.Addr
 		return "http://" + net.JoinHostPort(a, strconv.Itoa(port)), []string{a}

@@ -53,7 +53,7 @@ func TestTargetURL(t *testing.T) {
 		{two, "10.213.0.1", "http://10.213.0.1:8080", []string{"10.213.0.1"}},
 		{two, "fd00::1", "http://[fd00::1]:8080", []string{"fd00::1"}},
 	} {
-		r := &runner{opts: Options{Hosts: &hosts.Pair{Addr: c.addr}}}
+		r := &planRun{opts: Options{Hosts: &hosts.Pair{Addr: c.addr}}}
 		u, allow := r.targetURL(c.b, 8080)
 		if u != c.url || !slices.Equal(allow, c.allow) {
 			t.Errorf("two-host %v, addr %s: %s %v; want %s %v", c.b.Placement.TwoHost(), c.addr, u, allow, c.url, c.allow)

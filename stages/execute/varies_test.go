@@ -86,7 +86,7 @@ func TestProbeVariesSendsTheMeasuredRequest(t *testing.T) {
 	}}
 	v := &pipeline.Variant{Process: pipeline.Process{Port: srv.port()}}
 	c := &pipeline.Cell{ID: "0123456789ab", Point: pipeline.Point{Mode: "closed", Concurrency: 2, Payload: &payload}}
-	r := &runner{}
+	r := &planRun{}
 	dial := (&net.Dialer{}).DialContext
 
 	p := probeVaries(context.Background(), dial, r.requestSpec(b, v, c), b, v.Port)
@@ -134,7 +134,7 @@ func TestProbeVariesSkipsAFixedRequest(t *testing.T) {
 	b := &pipeline.Batch{Timeout: pipeline.Duration(time.Second), Request: pipeline.Request{Method: "GET", Path: "/fixed", Headers: map[string]string{"X-A": "b"}}}
 	v := &pipeline.Variant{Process: pipeline.Process{Port: 1}}
 	c := &pipeline.Cell{ID: "0123456789ab", Point: pipeline.Point{Mode: "closed", Concurrency: 1}}
-	r := &runner{}
+	r := &planRun{}
 	if p := probeVaries(context.Background(), (&net.Dialer{}).DialContext, r.requestSpec(b, v, c), b, v.Port); p != nil {
 		t.Errorf("probe of a fixed request = %+v, want none", p)
 	}

@@ -55,12 +55,12 @@ func verdicts(d *doc, b *analysis.Batch) {
 			}
 			continue
 		}
-		base := b.Sample(b.Baseline, p)
+		base := b.RepeatSet(b.Baseline, p)
 		if base == nil {
 			continue
 		}
 		for _, v := range b.Variants {
-			g := b.Sample(v, p)
+			g := b.RepeatSet(v, p)
 			if g == nil || v == b.Baseline {
 				continue
 			}
@@ -143,13 +143,13 @@ func results(d *doc, b *analysis.Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Sample(v, p)
+			g := b.RepeatSet(v, p)
 			if g == nil {
 				continue
 			}
 			r := []string{v.Label, orDash(configOf(v)), status(g), fmt.Sprintf("%d/%d", len(g.Measured), len(g.Cells))}
 			for _, m := range analysis.Metrics {
-				s := fmtSample(g.Values(m), formatOf(m))
+				s := fmtRepeats(g.Values(m), formatOf(m))
 				if m.Count != nil && s != "-" {
 					s += " (" + commas(int64(math.Round(stats.Median(g.Counts(m))))) + ")"
 				}
@@ -166,7 +166,7 @@ func ratios(d *doc, b *analysis.Batch) {
 	d.p("Candidate / baseline of the means over the starts (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95%% interval (hierarchical bootstrap over starts and the noise within each start) and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", fmtPct(b.Noise))
 	var undecided []string
 	for _, p := range b.Points {
-		base := b.Sample(b.Baseline, p)
+		base := b.RepeatSet(b.Baseline, p)
 		if base == nil {
 			continue
 		}
@@ -178,7 +178,7 @@ func ratios(d *doc, b *analysis.Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Sample(v, p)
+			g := b.RepeatSet(v, p)
 			if g == nil || v == b.Baseline {
 				continue
 			}
@@ -277,9 +277,9 @@ func peaks(d *doc, b *analysis.Batch) {
 		if pk.Payload >= 0 {
 			pls = fmt.Sprintf("%d B", pk.Payload)
 		}
-		g := pk.Sample
+		g := pk.Set
 		rows = append(rows, []string{pls, label(g), fmtRPS(pk.RPS), fmt.Sprint(g.Point.Concurrency),
-			fmtSample(g.Values(metricByKey("p99")), fmtLatency)})
+			fmtRepeats(g.Values(metricByKey("p99")), fmtLatency)})
 	}
 	d.table(preconditions(b), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
 }

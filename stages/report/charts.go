@@ -44,7 +44,7 @@ func curves(d *doc, b *analysis.Batch) {
 			for _, v := range b.Variants {
 				s := series{name: v.Label, color: color(b, v)}
 				for _, p := range pts {
-					if g := b.Sample(v, p); g != nil {
+					if g := b.RepeatSet(v, p); g != nil {
 						if vs := g.Values(m); len(vs) > 0 {
 							s.pts = append(s.pts, xy{float64(p.Concurrency), stats.Median(vs)})
 						}
@@ -78,7 +78,7 @@ func spectrumCharts(d *doc, t *analysis.Tables, b *analysis.Batch) {
 		ch := &lineChart{title: "Batch " + b.Name + ": latency spectrum, " + caption(p), xLabel: "percentile (log scale of 1/(1-p))",
 			yLabel: "latency (median of repeats)", xLog: true, yLog: true, xTicks: spectrumTicks, yFormat: fmtLatency, yTick: msTick, vline: math.NaN()}
 		for _, v := range b.Variants {
-			g := b.Sample(v, p)
+			g := b.RepeatSet(v, p)
 			if g == nil {
 				continue
 			}
@@ -198,14 +198,14 @@ func heapPoint(b *analysis.Batch, tg string, vs []*analysis.Variant, p analysis.
 	}
 	var rows [][]string
 	for _, v := range vs {
-		s := b.Sample(v, p)
+		s := b.RepeatSet(v, p)
 		if s == nil {
 			continue
 		}
 		r := []string{label(s), heapLabel(v), caption(p)}
 		for i, pn := range heapPanels {
 			vals := s.Values(metricByKey(pn.key))
-			r = append(r, fmtSample(vals, pn.format))
+			r = append(r, fmtRepeats(vals, pn.format))
 			if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
 				ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
 			}

@@ -169,9 +169,9 @@ func short(h string) string {
 	return h
 }
 
-// unsteadySide lists the cells of sample s (of run "A" or "B") that were
+// unsteadySide lists the cells of repeat set s (of run "A" or "B") that were
 // not steady in their kept window.
-func unsteadySide(run string, bb *analysis.Batch, s *analysis.Sample) []string {
+func unsteadySide(run string, bb *analysis.Batch, s *analysis.RepeatSet) []string {
 	if u := unsteady(bb, s); u != "" {
 		return []string{run + ": " + u}
 	}

@@ -63,9 +63,9 @@ func commas(n int64) string {
 	return b.String()
 }
 
-// fmtSample is a sample's median, and with more than one value "±" half
+// fmtRepeats is a repeat set's median, and with more than one value "±" half
 // its range relative to the median.
-func fmtSample(vs []float64, f func(float64) string) string {
+func fmtRepeats(vs []float64, f func(float64) string) string {
 	if len(vs) == 0 {
 		return "-"
 	}

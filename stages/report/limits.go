@@ -49,14 +49,14 @@ func limitsSection(d *doc, b *analysis.Batch) {
 		}
 		var rows [][]string
 		for _, v := range b.Variants {
-			g := b.Sample(v, p)
+			g := b.RepeatSet(v, p)
 			if g == nil || len(g.Measured) == 0 {
 				continue
 			}
-			r := []string{v.Label, limitText(g.Measured[0]), fmtSample(g.Values(p99), formatOf(p99))}
+			r := []string{v.Label, limitText(g.Measured[0]), fmtRepeats(g.Values(p99), formatOf(p99))}
 			for _, m := range analysis.LimitMetrics {
 				if f := limitFormats[m.Key]; f != nil {
-					r = append(r, fmtSample(g.Values(m), f))
+					r = append(r, fmtRepeats(g.Values(m), f))
 				} else {
 					r = append(r, fmtRange(g.Values(m)))
 				}
@@ -71,7 +71,7 @@ func limitsSection(d *doc, b *analysis.Batch) {
 func anyLimited(b *analysis.Batch) bool {
 	for _, v := range b.Variants {
 		for _, p := range b.Points {
-			if g := b.Sample(v, p); g != nil {
+			if g := b.RepeatSet(v, p); g != nil {
 				for _, c := range g.Cells {
 					if c.LimitCPUs != nil || c.LimitMemoryBytes != nil {
 						return true

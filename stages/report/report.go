@@ -17,9 +17,9 @@
 //     truncated or mismatched file is an error, never a panic.
 //  2. analysis (package analysis): the numbers as values, with no I/O and
 //     no words: cells grouped by batch, then variant x workload point; the
-//     repeats there are one Sample. Decisions inside each batch only,
+//     repeats there are one RepeatSet. Decisions inside each batch only,
 //     against the batch's baseline: the comparisons table's rows, else
-//     datasets.Decide on the two samples; win counts, peaks, radar
+//     datasets.Decide on the two repeat sets; win counts, peaks, radar
 //     scores, the steady state of each cell, the study's answers and, for
 //     compare, two runs joined by cell id. max is shown and never ranked;
 //     batches are never ranked against each other.

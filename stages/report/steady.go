@@ -68,9 +68,9 @@ func throughputWhy(c *datasets.Cell) string {
 	return "had a changepoint inside its kept window" + drift
 }
 
-// sampleWho names sample g's unsteady cells us in a sentence: "jvm at c8"
+// setWho names repeat set g's unsteady cells us in a sentence: "jvm at c8"
 // with one repeat, "jvm at c8 (3 of 5 repeats)" with several.
-func sampleWho(b *analysis.Batch, g *analysis.Sample, us []*datasets.Cell) string {
+func setWho(b *analysis.Batch, g *analysis.RepeatSet, us []*datasets.Cell) string {
 	s := g.Variant.Label + " at " + g.Point.Label()
 	switch {
 	case b.Repeats <= 1:
@@ -82,26 +82,26 @@ func sampleWho(b *analysis.Batch, g *analysis.Sample, us []*datasets.Cell) strin
 	return s
 }
 
-// unsteady says why sample g's cells were not steady, in one sentence
+// unsteady says why repeat set g's cells were not steady, in one sentence
 // (the first unsteady repeat's reasons); "" when all were.
-func unsteady(b *analysis.Batch, g *analysis.Sample) string {
+func unsteady(b *analysis.Batch, g *analysis.RepeatSet) string {
 	us := analysis.UnsteadyCells(g)
 	if len(us) == 0 {
 		return ""
 	}
 	if len(us) > 1 {
-		return fmt.Sprintf("%s, repeat %d for one, %s", sampleWho(b, g, us), us[0].Repeat, notSteady(us[0]))
+		return fmt.Sprintf("%s, repeat %d for one, %s", setWho(b, g, us), us[0].Repeat, notSteady(us[0]))
 	}
-	return sampleWho(b, g, us) + " " + notSteady(us[0])
+	return setWho(b, g, us) + " " + notSteady(us[0])
 }
 
 // biasNote is what a comparison of candidate g against base says when a
 // cell of either was not steady; "" when both were.
-func biasNote(b *analysis.Batch, base, g *analysis.Sample) string {
+func biasNote(b *analysis.Batch, base, g *analysis.RepeatSet) string {
 	var who []string
-	for _, s := range []*analysis.Sample{base, g} {
+	for _, s := range []*analysis.RepeatSet{base, g} {
 		if us := analysis.UnsteadyCells(s); len(us) > 0 {
-			who = append(who, sampleWho(b, s, us))
+			who = append(who, setWho(b, s, us))
 		}
 	}
 	if len(who) == 0 {
@@ -116,7 +116,7 @@ func steadyLead(d *doc, b *analysis.Batch) {
 	var items []string
 	for _, p := range b.Points {
 		for _, v := range b.Variants {
-			s := unsteady(b, b.Sample(v, p))
+			s := unsteady(b, b.RepeatSet(v, p))
 			switch {
 			case s == "":
 				continue
@@ -252,7 +252,7 @@ func rampChart(b *analysis.Batch, v *analysis.Variant, byCell map[string][]datas
 	ch := &lineChart{title: "Batch " + b.Name + ": ramp of " + v.Label + " (requests/s per interval)", xLabel: "second since the load started",
 		yLabel: "requests/s", yFormat: fmtRPS, zeroY: true, vline: math.NaN(), noDots: true}
 	for pi, p := range b.Points {
-		g := b.Sample(v, p)
+		g := b.RepeatSet(v, p)
 		if g == nil {
 			continue
 		}

@@ -157,7 +157,7 @@ func decisionChart(d *doc, b *analysis.Batch) {
 		for _, a := range analysis.RadarAxes {
 			m := metricByKey(a.Key)
 			for _, p := range b.Points {
-				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+				base, g := b.RepeatSet(b.Baseline, p), b.RepeatSet(v, p)
 				if v == b.Baseline || base == nil || g == nil || len(ch.rows) >= maxForestRows {
 					continue
 				}
@@ -198,11 +198,11 @@ func dimension(b *analysis.Batch, v *analysis.Variant, m analysis.Metric) (strin
 func duties(d *doc, t *analysis.Tables, batch string) {
 	var items []string
 	for _, f := range analysis.Duties(t.Fairness, batch) {
-		verdict := "matched"
+		outcome := "matched"
 		if !f.Pass {
-			verdict = "NOT matched (UNFAIR)"
+			outcome = "NOT matched (UNFAIR)"
 		}
-		items = append(items, fmt.Sprintf("%s %s: %s", f.Check, verdict, deref(f.Detail)))
+		items = append(items, fmt.Sprintf("%s %s: %s", f.Check, outcome, deref(f.Detail)))
 	}
 	if len(items) == 0 {
 		return

@@ -157,15 +157,15 @@ func preconditions(b *analysis.Batch) string {
 
 // label is a variant's name in tables other than the main one, marked
 // when any of its repeats at the point was unfair.
-func label(g *analysis.Sample) string {
+func label(g *analysis.RepeatSet) string {
 	if len(g.Unfair) > 0 {
 		return g.Variant.Label + " UNFAIR"
 	}
 	return g.Variant.Label
 }
 
-// status is a sample's cells by status, unless all were ok.
-func status(g *analysis.Sample) string {
+// status is a repeat set's cells by status, unless all were ok.
+func status(g *analysis.RepeatSet) string {
 	var parts []string
 	if g.N.Unfair > 0 {
 		parts = append(parts, fmt.Sprintf("UNFAIR %d (%s)", g.N.Unfair, strings.Join(g.Unfair, ", ")))

@@ -62,10 +62,10 @@ func TestBatchesGroupAndCount(t *testing.T) {
 		t.Errorf("points %v, want c8 then c32", b.Points)
 	}
 	if n := b.Counts(); n != (pipeline.CellCounts{OK: 10, Unfair: 1, Failed: 1}) {
-		t.Errorf("counts %+v: the not-needed cell is in no sample", n)
+		t.Errorf("counts %+v: the not-needed cell is in no repeat set", n)
 	}
 	jvm := b.Variants[1]
-	s := b.Sample(jvm, b.Points[0])
+	s := b.RepeatSet(jvm, b.Points[0])
 	if len(s.Measured) != 3 || s.N.Unfair != 1 || fmt.Sprint(s.Unfair) != "[cpu_affinity event_loops]" {
 		t.Errorf("jvm at c8: %d measured, %+v, unfair %v", len(s.Measured), s.N, s.Unfair)
 	}
@@ -92,7 +92,7 @@ func TestWinsPeaksRadar(t *testing.T) {
 		t.Errorf("wins %+v", wc)
 	}
 	ps := b.Peaks()
-	if len(ps) != 2 || ps[1].Sample.Variant.Label != "jvm" || ps[1].Sample.Point.Label() != "c32" || ps[1].RPS != 64256 {
+	if len(ps) != 2 || ps[1].Set.Variant.Label != "jvm" || ps[1].Set.Point.Label() != "c32" || ps[1].RPS != 64256 {
 		t.Errorf("peaks %+v", ps)
 	}
 	rows := b.Radar()

@@ -9,21 +9,21 @@ import (
 	"yardstick/stats"
 )
 
-// At are the samples of every variant measured at point p, in the
+// At are the repeat sets of every variant measured at point p, in the
 // batch's variant order.
-func (b *Batch) At(p Point) []*Sample {
-	var gs []*Sample
+func (b *Batch) At(p Point) []*RepeatSet {
+	var gs []*RepeatSet
 	for _, v := range b.Variants {
-		if g := b.Sample(v, p); g != nil {
+		if g := b.RepeatSet(v, p); g != nil {
 			gs = append(gs, g)
 		}
 	}
 	return gs
 }
 
-// Median is the median of the sample's measured values of m; false when
+// Median is the median of the repeat set's measured values of m; false when
 // it has none.
-func (s *Sample) Median(m Metric) (float64, bool) {
+func (s *RepeatSet) Median(m Metric) (float64, bool) {
 	vs := s.Values(m)
 	if len(vs) == 0 {
 		return 0, false
@@ -31,13 +31,13 @@ func (s *Sample) Median(m Metric) (float64, bool) {
 	return stats.Median(vs), true
 }
 
-// Winner returns the sample with the best median of m among gs, and its
+// Winner returns the repeat set with the best median of m among gs, and its
 // decision against the runner-up: Better makes it the winner; equivalent
 // or undecided leave the point without one. nil when fewer than two
-// samples have a value.
-func (b *Batch) Winner(m Metric, gs []*Sample) (*Sample, datasets.Comparison) {
+// repeat sets have a value.
+func (b *Batch) Winner(m Metric, gs []*RepeatSet) (*RepeatSet, datasets.Comparison) {
 	type cand struct {
-		g   *Sample
+		g   *RepeatSet
 		med float64
 	}
 	var cs []cand
@@ -82,7 +82,7 @@ func (b *Batch) Wins(m Metric) WinCount {
 	wc := WinCount{Count: map[string]int{}, Unfair: map[string]int{}}
 	for _, p := range b.Points {
 		gs := b.At(p)
-		anyUnfair := slices.ContainsFunc(gs, func(g *Sample) bool { return len(g.Unfair) > 0 })
+		anyUnfair := slices.ContainsFunc(gs, func(g *RepeatSet) bool { return len(g.Unfair) > 0 })
 		w, c := b.Winner(m, gs)
 		if w == nil {
 			continue
@@ -107,7 +107,7 @@ func (b *Batch) Wins(m Metric) WinCount {
 // concurrencies of one payload.
 type Peak struct {
 	Payload int64 // -1: no payload axis
-	Sample  *Sample
+	Set     *RepeatSet
 	RPS     float64
 }
 
@@ -128,13 +128,13 @@ func (b *Batch) Peaks() []Peak {
 				if p.Mode != "closed" || p.Payload != pl {
 					continue
 				}
-				if g := b.Sample(v, p); g != nil {
+				if g := b.RepeatSet(v, p); g != nil {
 					if med, ok := g.Median(rps); ok && med > best.RPS {
-						best.Sample, best.RPS = g, med
+						best.Set, best.RPS = g, med
 					}
 				}
 			}
-			if best.Sample != nil {
+			if best.Set != nil {
 				out = append(out, best)
 			}
 		}
@@ -150,7 +150,7 @@ type RadarRow struct {
 	Variant   *Variant
 	Scores    []float64
 	Undecided []bool
-	// Unfair says a sample of the variant had an unfair cell.
+	// Unfair says a repeat set of the variant had an unfair cell.
 	Unfair bool
 }
 
@@ -165,7 +165,7 @@ func (b *Batch) Radar() []RadarRow {
 			var n int
 			decided := true
 			for _, p := range b.Points {
-				base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+				base, g := b.RepeatSet(b.Baseline, p), b.RepeatSet(v, p)
 				if base == nil || g == nil {
 					continue
 				}
@@ -194,12 +194,12 @@ func (b *Batch) Radar() []RadarRow {
 	return out
 }
 
-// Outcome names a point's winner of a metric: the winning sample when
+// Outcome names a point's winner of a metric: the winning repeat set when
 // its interval against the runner-up lies beyond the margin, else
 // Verdict says equivalent or undecided; Measured is false when fewer than
 // two variants were measured there.
 type Outcome struct {
-	Winner   *Sample
+	Winner   *RepeatSet
 	Verdict  string
 	Decision datasets.Comparison
 	Measured bool
@@ -260,7 +260,7 @@ func (b *Batch) Dimension(v *Variant, m Metric) Dimension {
 	var d Dimension
 	var outcomes []string
 	for _, p := range b.Points {
-		base, g := b.Sample(b.Baseline, p), b.Sample(v, p)
+		base, g := b.RepeatSet(b.Baseline, p), b.RepeatSet(v, p)
 		if base == nil || g == nil {
 			continue
 		}

@@ -1,6 +1,6 @@
 // Package analysis is the report's numbers as values: the cells of a run
-// grouped by batch, variant and workload point into samples, the
-// decisions between samples (the comparisons table's rows, else
+// grouped by batch, variant and workload point into repeat sets, the
+// decisions between repeat sets (the comparisons table's rows, else
 // datasets.Decide), win counts, peaks, radar scores, the steady state of
 // each cell, a study's answers and the join of two runs for compare.
 //

@@ -121,7 +121,7 @@ func RSSStartEnd(series []datasets.Interval, batches []*Batch) []RSSRow {
 		for _, v := range b.Variants {
 			var start, load, after []float64
 			for _, p := range b.Points {
-				g := b.Sample(v, p)
+				g := b.RepeatSet(v, p)
 				if g == nil {
 					continue
 				}

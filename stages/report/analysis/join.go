@@ -10,7 +10,7 @@ import (
 // Comparing two runs of one plan (a run and its rerun months later, say)
 // joins their cells by id and decides, per metric, how the second run's
 // numbers relate to the first's: per batch, variant and workload point the
-// repeats both runs measured are two samples (A the baseline, B the
+// repeats both runs measured are two repeat sets (A the baseline, B the
 // candidate, B's declared noise band).
 
 // CompareMetrics are the metrics two runs are compared on, in output
@@ -62,8 +62,8 @@ type CompareRow struct {
 	Comparisons []datasets.Comparison
 	// Unfair says a cell of the row is unfair in either run.
 	Unfair bool
-	// A and B are the row's two samples: the same cell ids in each run.
-	A, B *Sample
+	// A and B are the row's two repeat sets: the same cell ids in each run.
+	A, B *RepeatSet
 }
 
 // A Joined is two runs joined by cell id.
@@ -93,8 +93,8 @@ func Join(a, b *Side) *Joined {
 	for _, bb := range b.Batches {
 		for _, v := range bb.Variants {
 			for _, p := range bb.Points {
-				if s := bb.Sample(v, p); s != nil {
-					c.joinSample(bb, s, inA, inB)
+				if s := bb.RepeatSet(v, p); s != nil {
+					c.joinSet(bb, s, inA, inB)
 				}
 			}
 		}
@@ -109,11 +109,11 @@ func Join(a, b *Side) *Joined {
 	return c
 }
 
-// joinSample pairs the measured repeats of B's sample s with A's cells of
-// the same ids and compares them as two samples; repeats A did not
+// joinSet pairs the measured repeats of B's repeat set s with A's cells of
+// the same ids and compares them as two repeat sets; repeats A did not
 // measure are B's only.
-func (c *Joined) joinSample(bb *Batch, s *Sample, inA map[string]*datasets.Cell, inB map[string]bool) {
-	base, cand := &Sample{Variant: s.Variant, Point: s.Point}, &Sample{Variant: s.Variant, Point: s.Point}
+func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell, inB map[string]bool) {
+	base, cand := &RepeatSet{Variant: s.Variant, Point: s.Point}, &RepeatSet{Variant: s.Variant, Point: s.Point}
 	row := CompareRow{Batch: bb, Variant: s.Variant.Label, Point: s.Point, A: base, B: cand}
 	for _, cb := range s.Measured {
 		inB[cb.CellID] = true

@@ -167,10 +167,11 @@ func ComparePoints(a, b Point) int {
 }
 
 // Label names the point as cell names do: "c8-p128", "r2000", "r80pct"
-// (pipeline.Point.Label). It keys samples, compare's rows and chart files.
+// (pipeline.Point.Label). It keys repeat sets, compare's rows and chart files.
 func (p Point) Label() string { return p.label }
 
-// A Variant is a target variant of a batch.
+// A Variant is a variant as the report sees it: a target variant of a
+// batch, read from the cells table (pipeline.Variant is it resolved).
 type Variant struct {
 	Label, Target, Kind string
 	firstSeq            int64
@@ -198,9 +199,9 @@ func newVariant(c *datasets.Cell) *Variant {
 	return v
 }
 
-// A Sample is the repeats of one variant at one workload point: their
-// measured values of a metric are one sample for the verdicts.
-type Sample struct {
+// A RepeatSet is the repeats of one variant at one workload point: the
+// cells a decision compares, one value per repeat (one start) and metric.
+type RepeatSet struct {
 	Variant *Variant
 	Point   Point
 	Cells   []*datasets.Cell
@@ -212,8 +213,8 @@ type Sample struct {
 	N pipeline.CellCounts
 }
 
-// add counts cell c, one repeat of the sample, by its status.
-func (s *Sample) add(c *datasets.Cell) {
+// add counts cell c, one repeat of the set, by its status.
+func (s *RepeatSet) add(c *datasets.Cell) {
 	s.Cells = append(s.Cells, c)
 	if datasets.Measured(c) {
 		s.Measured = append(s.Measured, c)
@@ -228,13 +229,13 @@ func (s *Sample) add(c *datasets.Cell) {
 	}
 }
 
-// Values are the sample's measured values of m.
-func (s *Sample) Values(m Metric) []float64 { return s.collect(m.Get) }
+// Values are the repeat set's measured values of m.
+func (s *RepeatSet) Values(m Metric) []float64 { return s.collect(m.Get) }
 
-// Counts are the sample's tail counts of m.
-func (s *Sample) Counts(m Metric) []float64 { return s.collect(m.Count) }
+// Counts are the repeat set's tail counts of m.
+func (s *RepeatSet) Counts(m Metric) []float64 { return s.collect(m.Count) }
 
-func (s *Sample) collect(get func(*datasets.Cell) (float64, bool)) []float64 {
+func (s *RepeatSet) collect(get func(*datasets.Cell) (float64, bool)) []float64 {
 	var vs []float64
 	for _, c := range s.Measured {
 		if v, ok := get(c); ok {
@@ -258,14 +259,16 @@ func FailedChecks(c *datasets.Cell) []string {
 	return out
 }
 
-// A Batch is one batch of the run: reported on its own, never ranked
-// against another.
+// A Batch is a batch as the report sees it: its cells grouped into
+// variants, points and repeat sets (from datasets.Cell rows, with the
+// plan's pipeline.Batch), reported on its own, never ranked against
+// another.
 type Batch struct {
 	Name        string
 	Description string
 	Variants    []*Variant
 	Points      []Point
-	samples     map[string]*Sample
+	sets        map[string]*RepeatSet
 	// Noise is the declared margin: the smallest relative difference
 	// that matters (batches table noise_band).
 	Noise float64
@@ -285,16 +288,16 @@ type Batch struct {
 	rows map[string]datasets.Comparison
 }
 
-func sampleKey(v string, p Point) string { return v + "\x00" + p.Label() }
+func setKey(v string, p Point) string { return v + "\x00" + p.Label() }
 
-// Sample returns the sample of variant v at point p, or nil.
-func (b *Batch) Sample(v *Variant, p Point) *Sample { return b.samples[sampleKey(v.Label, p)] }
+// RepeatSet returns the repeat set of variant v at point p, or nil.
+func (b *Batch) RepeatSet(v *Variant, p Point) *RepeatSet { return b.sets[setKey(v.Label, p)] }
 
 // Cell is the batch's cell with id, or nil.
 func (b *Batch) Cell(id string) *datasets.Cell { return b.cellIDs[id] }
 
-// add puts cell c into its variant's sample at its point; a cell of a
-// round of adaptive repeats that was not needed is in no sample.
+// add puts cell c into its variant's repeat set at its point; a cell of a
+// round of adaptive repeats that was not needed is in no repeat set.
 func (b *Batch) add(c *datasets.Cell) {
 	if c.Status == pipeline.StatusNotNeeded {
 		return
@@ -306,11 +309,11 @@ func (b *Batch) add(c *datasets.Cell) {
 		i = len(b.Variants) - 1
 	}
 	v, p := b.Variants[i], pointOf(c)
-	k := sampleKey(v.Label, p)
-	s := b.samples[k]
+	k := setKey(v.Label, p)
+	s := b.sets[k]
 	if s == nil {
-		s = &Sample{Variant: v, Point: p}
-		b.samples[k] = s
+		s = &RepeatSet{Variant: v, Point: p}
+		b.sets[k] = s
 		if !slices.ContainsFunc(b.Points, func(q Point) bool { return ComparePoints(p, q) == 0 }) {
 			b.Points = append(b.Points, p)
 		}
@@ -319,10 +322,10 @@ func (b *Batch) add(c *datasets.Cell) {
 	b.Repeats = max(b.Repeats, c.Repeat)
 }
 
-// Counts are the batch's cells (those in a sample) by status.
+// Counts are the batch's cells (those in a repeat set) by status.
 func (b *Batch) Counts() pipeline.CellCounts {
 	var n pipeline.CellCounts
-	for _, s := range b.samples {
+	for _, s := range b.sets {
 		n = n.Plus(s.N)
 	}
 	return n
@@ -337,7 +340,7 @@ func Batches(t *Tables, baseline string) []*Batch {
 		c := &t.Cells[i]
 		b := byName[c.Batch]
 		if b == nil {
-			b = &Batch{Name: c.Batch, samples: map[string]*Sample{}, cellIDs: map[string]*datasets.Cell{}}
+			b = &Batch{Name: c.Batch, sets: map[string]*RepeatSet{}, cellIDs: map[string]*datasets.Cell{}}
 			byName[c.Batch] = b
 		}
 		b.add(c)
@@ -358,7 +361,7 @@ func Batches(t *Tables, baseline string) []*Batch {
 func (b *Batch) finish(t *Tables) {
 	slices.SortFunc(b.Points, ComparePoints)
 	slices.SortStableFunc(b.Variants, func(x, y *Variant) int { return cmp.Compare(x.firstSeq, y.firstSeq) })
-	for _, s := range b.samples {
+	for _, s := range b.sets {
 		slices.Sort(s.Unfair)
 	}
 	if t.Plan != nil {
@@ -457,11 +460,11 @@ func WindowsOf(cells []datasets.Cell, batch string) []Window {
 	return out
 }
 
-// Compare decides metric m of candidate sample s against baseline sample
-// base: the comparisons table's row where the run has one (the batch's
-// declared baseline), else decided the same way (datasets.Decide) from
-// the two samples' cells, as for --baseline or between two candidates.
-func (b *Batch) Compare(m Metric, base, s *Sample) datasets.Comparison {
+// Compare decides metric m of candidate repeat set s against baseline
+// repeat set base: the comparisons table's row where the run has one (the
+// batch's declared baseline), else decided the same way (datasets.Decide)
+// from the two sets' cells, as for --baseline or between two candidates.
+func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
 	if r, ok := b.rows[rowKey(s.Point.Label(), s.Variant.Label, base.Variant.Label, m.Cmp)]; ok {
 		return r
 	}

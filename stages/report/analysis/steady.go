@@ -33,8 +33,8 @@ func UnsteadyOf(c *datasets.Cell) Unsteady {
 	return u
 }
 
-// UnsteadyCells are the measured cells of sample g that were not steady.
-func UnsteadyCells(g *Sample) []*datasets.Cell {
+// UnsteadyCells are the measured cells of repeat set g that were not steady.
+func UnsteadyCells(g *RepeatSet) []*datasets.Cell {
 	if g == nil {
 		return nil
 	}
@@ -55,7 +55,7 @@ func (b *Batch) MeasuredCells() ([]*datasets.Cell, bool) {
 	analysed := false
 	for _, v := range b.Variants {
 		for _, p := range b.Points {
-			if g := b.Sample(v, p); g != nil {
+			if g := b.RepeatSet(v, p); g != nil {
 				for _, c := range g.Measured {
 					cells = append(cells, c)
 					analysed = analysed || c.SteadyClass != nil || c.SteadyError != nil
