@@ -142,6 +142,11 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	default:
 		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d throughput and p99 comparisons undecided; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons)
 	}
+	// Undecided on a busy machine: say so, since more rounds of the same
+	// are then not what would decide.
+	if busy := datasets.Busy(rows); busy != "" && (none || st.Undecided > 0) {
+		fmt.Fprintf(w, "  note: %s\n", busy)
+	}
 	return nil
 }
 

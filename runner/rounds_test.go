@@ -51,5 +51,8 @@ func TestDecideRoundWithoutComparisons(t *testing.T) {
 		if r == 4 && (st.Stopped != pipeline.RoundsMax || !strings.Contains(out, "no throughput or p99 comparison after 4 rounds (max)")) {
 			t.Errorf("last round: stopped %q, said %q", st.Stopped, out)
 		}
+		if strings.Contains(out, "busy") {
+			t.Errorf("round %d: no cell measured, yet the machine is called busy: %q", r, out)
+		}
 	}
 }
