@@ -376,6 +376,9 @@ func (c Comparison) ShortReason() string {
 		}
 		return fmt.Sprintf("one start a side: no noise between starts; %d starts per side would measure it", stats.MinStarts)
 	case stats.ReasonStraddles:
+		if c.MoreRepeats != nil && *c.MoreRepeats > stats.ManyStarts {
+			return fmt.Sprintf("interval straddles the margin; more than %d starts per side", stats.ManyStarts)
+		}
 		if c.MoreRepeats != nil {
 			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)
 		}

@@ -358,6 +358,10 @@ func tQuantile975(df float64) float64 {
 	return tTable[len(tTable)-1]
 }
 
+// ManyStarts is the most starts per side that a reason proposes: beyond
+// it, the estimate says that more of the same will not do.
+const ManyStarts = 100
+
 // decide sets the verdict from the interval: beyond the margin on one
 // side, inside it, or neither. hw is the log interval's half-width and n
 // the larger number of starts (or the pairs), for the estimate of how many
@@ -386,8 +390,12 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64, unit string) {
 		off := math.Abs(math.Log(d.Ratio))
 		need := math.Abs(math.Log(hi) - off) // to fit inside the margin, or beyond it
 		if need > 1e-3 && hw > 0 {
-			d.MoreStarts = int(math.Ceil(n * (hw / need) * (hw / need)))
-			d.Reason += fmt.Sprintf("; about %d %s would decide it", d.MoreStarts, unit)
+			d.MoreStarts = int(math.Ceil(min(n*(hw/need)*(hw/need), math.MaxInt32)))
+			if d.MoreStarts > ManyStarts {
+				d.Reason += fmt.Sprintf("; more than %d %s would be needed: the noise is far wider than the margin, and a quieter machine, longer windows or a wider margin would decide it sooner", ManyStarts, unit)
+			} else {
+				d.Reason += fmt.Sprintf("; about %d %s would decide it", d.MoreStarts, unit)
+			}
 		} else {
 			d.Reason += "; the ratio sits on the margin, more " + strings.Fields(unit)[0] + " will not decide it"
 		}
