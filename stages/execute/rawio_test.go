@@ -66,3 +66,30 @@ func TestRawPipeClosed(t *testing.T) {
 		t.Errorf("read of a closed pipe: %v, want os.ErrClosed", err)
 	}
 }
+
+// writeLog appends small pieces (raw) and large ones (the runtime's way)
+// in order, and fails on a closed file as the file's own write does.
+func TestWriteLog(t *testing.T) {
+	path := t.TempDir() + "/log"
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces := []string{"gc 1 @0.01s\n", strings.Repeat("y", rawWriteMax+1), "gc 2 @0.02s\n"}
+	for _, p := range pieces {
+		if err := writeLog(f, []byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(pieces, ""); string(got) != want {
+		t.Errorf("log holds %d bytes, want %d", len(got), len(want))
+	}
+	if err := writeLog(f, []byte("late\n")); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("write to a closed log: %v, want os.ErrClosed", err)
+	}
+}
