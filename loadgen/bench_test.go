@@ -86,8 +86,9 @@ func BenchmarkRequest(b *testing.B) {
 		free <- newTally()
 	}
 	w.end, w.timeout, w.stop, w.out, w.free = int64(time.Hour), int64(10*time.Second), &stop, out, free
+	w.step = int64(100 * time.Millisecond) // the default interval: without one, roll would never end
 	w.quota = int64(b.N)
-	go func() { // the aggregator's part: recycle the per-second tallies
+	go func() { // the aggregator's part: recycle the per-interval tallies
 		for t := range out {
 			t.clear()
 			free <- t

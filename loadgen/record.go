@@ -138,8 +138,8 @@ type Interval struct {
 	Hist string `json:"hist"`
 }
 
-func (t *tally) interval(step int64) Interval {
-	enc, _ := t.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+func (t *tally) interval(step int64, e *histEncoder) Interval {
+	enc, _ := e.encode(t.hist)
 	return Interval{
 		Index:     t.index,
 		StartS:    time.Duration(int64(t.index) * step).Seconds(),
@@ -152,7 +152,7 @@ func (t *tally) interval(step int64) Interval {
 		P50us:     t.hist.ValueAtQuantile(50),
 		P99us:     t.hist.ValueAtQuantile(99),
 		Maxus:     t.hist.Max(),
-		Hist:      string(enc),
+		Hist:      enc,
 	}
 }
 
@@ -168,6 +168,7 @@ type aggregator struct {
 	whole   *tally
 	free    chan *tally
 	emit    func(Interval)
+	enc     histEncoder // the intervals' histograms
 }
 
 func newAggregator(workers int, step int64, free chan *tally, emit func(Interval)) *aggregator {
@@ -208,7 +209,7 @@ func (a *aggregator) close(i int) {
 	p := a.pending[i]
 	delete(a.pending, i)
 	if a.emit != nil {
-		a.emit(p.interval(a.step))
+		a.emit(p.interval(a.step, &a.enc))
 	}
 	a.whole.add(p)
 	a.recycle(p)

@@ -197,7 +197,11 @@ func (l *load) limit() time.Duration {
 func (l *load) read(ctx context.Context, onInterval func(loadgen.Interval)) error {
 	defer l.r.stop(l.p)
 	defer l.stdout.Close()
-	res, err := loadgen.Drive(ctx, l.stdout, l.stdin, l.spec, onInterval)
+	var stdout io.Reader = l.stdout
+	if f, ok := l.stdout.(*os.File); ok {
+		stdout = newRawPipe(f)
+	}
+	res, err := loadgen.Drive(ctx, stdout, l.stdin, l.spec, onInterval)
 	l.stdin.Close()
 	if err != nil {
 		if s := strings.TrimSpace(l.stderr.String()); s != "" {

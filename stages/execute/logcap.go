@@ -61,13 +61,14 @@ func (l *cappedLog) copy() {
 		written = st.Size()
 	}
 	buf := make([]byte, 64<<10)
+	r := newRawPipe(l.r)
 	for {
 		if written >= l.limit && l.discard() {
 			return
 		}
-		n, err := l.r.Read(buf)
+		n, err := r.Read(buf)
 		if keep := min(int64(n), max(l.limit-written, 0)); keep > 0 {
-			if _, werr := l.f.Write(buf[:keep]); werr != nil {
+			if werr := writeLog(l.f, buf[:keep]); werr != nil {
 				l.dropped.Add(keep) // a full disk loses the rest, counted
 			}
 			written += keep

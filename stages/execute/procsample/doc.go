@@ -15,9 +15,10 @@
 // the processes new since the last listing (a new member is a fork of a
 // member), reads every process's stat every 10 s (a process that joined
 // with setpgid), and otherwise reads only the members' own files, kept
-// open between samples and parsed in place from one reused buffer. The
-// sampler runs beside the load, so its cost per interval counts
-// (docs/design.md#the-cost-of-measuring).
+// open between samples and parsed in place from one reused buffer, with
+// raw system calls (raw.go), at ticks of a timerfd (tick.go): neither
+// wakes the Go runtime's sysmon. The sampler runs beside the load, so its
+// cost per interval counts (docs/design.md#the-cost-of-measuring).
 //
 // All reads go through an [FS], so tests can point it at a fixture tree
 // under testdata/fixtures instead of /proc.

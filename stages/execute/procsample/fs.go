@@ -51,6 +51,8 @@ type reader struct {
 	buf     []byte
 	dents   []byte // directory entries of a task directory
 	tids    []int  // the threads of the process being read
+	pids    []int  // the processes of the last listing
+	path    []byte // the NUL-terminated path of the file being opened
 	sampled []int  // the processes the last sample summed over
 
 	// With keep set (a Sampler's reader), the members' files stay open
@@ -86,19 +88,19 @@ func newReader(fs FS, keep bool) *reader {
 }
 
 // read reads file k into r.buf and returns its bytes. It uses the system
-// calls directly: an os.File would register every /proc file with the
-// runtime's poller and allocate on each open.
+// calls directly, raw (raw.go): an os.File would register every /proc
+// file with the runtime's poller and allocate on each open.
 func (r *reader) read(k fileKey) ([]byte, error) {
 	fd, kept, err := r.open(k, unix.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
 	if !kept {
-		defer unix.Close(fd)
+		defer rawClose(fd)
 	}
 	n := 0
 	for {
-		m, err := unix.Pread(fd, r.buf[n:], int64(n))
+		m, err := rawPread(fd, r.buf[n:], int64(n))
 		if err == unix.EINTR {
 			continue
 		}
@@ -122,7 +124,8 @@ func (r *reader) open(k fileKey, flags int) (int, bool, error) {
 		f.gen = r.gen
 		return f.fd, true, nil
 	}
-	fd, err := unix.Open(k.path(r.fs.root), flags|unix.O_CLOEXEC, 0)
+	fd, path, err := rawOpen(r.path, k.path(r.fs.root), flags|unix.O_CLOEXEC)
+	r.path = path
 	if err != nil {
 		return -1, false, &os.PathError{Op: "open", Path: k.path(r.fs.root), Err: err}
 	}
@@ -139,7 +142,7 @@ func (r *reader) open(k fileKey, flags int) (int, bool, error) {
 // forget closes file k if it is kept open.
 func (r *reader) forget(k fileKey) {
 	if f, ok := r.fds[k]; ok {
-		unix.Close(f.fd)
+		rawClose(f.fd)
 		delete(r.fds, k)
 	}
 }
@@ -149,7 +152,7 @@ func (r *reader) forget(k fileKey) {
 func (r *reader) sweep() {
 	for k, f := range r.fds {
 		if f.gen != r.gen {
-			unix.Close(f.fd)
+			rawClose(f.fd)
 			delete(r.fds, k)
 		}
 	}
@@ -159,7 +162,7 @@ func (r *reader) sweep() {
 // close closes every kept file.
 func (r *reader) close() {
 	for k, f := range r.fds {
-		unix.Close(f.fd)
+		rawClose(f.fd)
 		delete(r.fds, k)
 	}
 }
@@ -173,14 +176,14 @@ func (r *reader) threads(pid int) ([]int, error) {
 		return nil, err
 	}
 	if !kept {
-		defer unix.Close(fd)
-	} else if _, err := unix.Seek(fd, 0, 0); err != nil { // list it again from the start
+		defer rawClose(fd)
+	} else if err := rawRewind(fd); err != nil { // list it again from the start
 		r.forget(k)
 		return nil, &os.PathError{Op: "seek", Path: k.path(r.fs.root), Err: err}
 	}
 	r.tids = r.tids[:0]
 	for {
-		n, err := unix.Getdents(fd, r.dents)
+		n, err := rawGetdents(fd, r.dents)
 		if err == unix.EINTR {
 			continue
 		}

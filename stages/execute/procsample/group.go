@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrGroupGone is returned when no live process is left in the group.
@@ -47,24 +48,29 @@ func (r *reader) groupPIDsInto(pgid int, known map[int]bool) ([]int, error) {
 	return pids, nil
 }
 
-// list lists the processes of the tree.
+// list lists the processes of the tree, parsing the directory entries in
+// place (raw.go). The slice is reused by the next listing.
 func (r *reader) list() ([]int, error) {
-	d, err := os.Open(r.fs.root)
+	fd, path, err := rawOpen(r.path, r.fs.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	r.path = path
 	if err != nil {
-		return nil, fmt.Errorf("procsample: list processes: %w", err)
+		return nil, fmt.Errorf("procsample: list processes: %w", &os.PathError{Op: "open", Path: r.fs.root, Err: err})
 	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return nil, fmt.Errorf("procsample: list processes: %w", err)
-	}
-	pids := make([]int, 0, len(names))
-	for _, n := range names {
-		if pid, err := strconv.Atoi(n); err == nil {
-			pids = append(pids, pid)
+	defer rawClose(fd)
+	r.pids = r.pids[:0]
+	for {
+		n, err := rawGetdents(fd, r.dents)
+		if err == unix.EINTR {
+			continue
 		}
+		if err != nil {
+			return nil, fmt.Errorf("procsample: list processes: %w", &os.PathError{Op: "getdents", Path: r.fs.root, Err: err})
+		}
+		if n <= 0 {
+			return r.pids, nil
+		}
+		r.pids = appendDirentIDs(r.pids, r.dents[:n])
 	}
-	return pids, nil
 }
 
 // isMember reports whether process pid is a live member of group pgid; a

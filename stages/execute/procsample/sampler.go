@@ -69,8 +69,8 @@ func (s *Sampler) Run(ctx context.Context) error {
 	if s.interval <= 0 {
 		return fmt.Errorf("%w %v, want > 0", ErrInterval, s.interval)
 	}
-	t := time.NewTicker(s.interval)
-	defer t.Stop()
+	t := newTicker(ctx, s.interval)
+	defer t.stop()
 	defer s.r.close()
 	var first error
 	failed := 0
@@ -89,10 +89,8 @@ func (s *Sampler) Run(ctx context.Context) error {
 			s.samples = append(s.samples, smp)
 			s.mu.Unlock()
 		}
-		select {
-		case <-ctx.Done():
+		if !t.wait() {
 			return joinFailed(nil, first, failed)
-		case <-t.C:
 		}
 	}
 }
