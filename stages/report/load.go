@@ -72,7 +72,7 @@ func load(ctx context.Context, dir string) (*analysis.Tables, error) {
 	if ok {
 		t.Plan = planOf(batches)
 	} else {
-		t.Notes = append(t.Notes, "without the batches table, CPU sets, noise bands and baselines are unknown; noise band taken as 0.")
+		t.Notes = append(t.Notes, "without the batches table, CPU sets, margins and baselines are unknown; margin taken as 0.")
 	}
 	return t, nil
 }

@@ -205,7 +205,7 @@ func build(t *analysis.Tables, baseline string) (*doc, []string) {
 
 func environment(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 	d.h(2, "Environment and preconditions")
-	d.fold("The machine, and per batch the variants, CPU sets, windows, repeats and noise band")
+	d.fold("The machine, and per batch the variants, CPU sets, windows, repeats and margin")
 	defer d.foldEnd()
 	if len(t.Env) == 0 {
 		d.p("No environment row: the machine is unknown.")
@@ -246,6 +246,6 @@ func environment(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 		rows = append(rows, []string{b.Name, strings.Join(vs, "; "), cpu, procs, fmtWindows(b.Windows), fmt.Sprint(b.Repeats), noise,
 			fmt.Sprintf("%d ok, %d unfair, %d failed, %d pending", n.OK, n.Unfair, n.Failed, n.Pending)})
 	}
-	d.table("Per batch: variants with their processors and heaps, CPU sets and noise band (batches table), windows and repeats (cells table)",
-		[]string{"batch", "variants (processors, heap, GC)", "CPU sets", "processors", "windows", "repeats", "noise band", "cells"}, rows)
+	d.table("Per batch: variants with their processors and heaps, CPU sets and margin (batches table), windows and repeats (cells table)",
+		[]string{"batch", "variants (processors, heap, GC)", "CPU sets", "processors", "windows", "repeats", "margin", "cells"}, rows)
 }

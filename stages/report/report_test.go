@@ -362,8 +362,8 @@ func TestRunDirAloneWithoutPlan(t *testing.T) {
 	if wantMD := string(read(t, filepath.Join(want.Out, "report.md"))); md != wantMD {
 		t.Errorf("the tables alone gave another report than the whole run directory")
 	}
-	if !strings.Contains(md, "noise band 7%") || !strings.Contains(md, "CPU sets: target 0") {
-		t.Errorf("noise band or CPU sets missing from the report of the tables alone")
+	if !strings.Contains(md, "margin 7%") || !strings.Contains(md, "CPU sets: target 0") {
+		t.Errorf("margin or CPU sets missing from the report of the tables alone")
 	}
 
 	res, err = Run(copyTables("batches.parquet"), Options{})
@@ -371,7 +371,7 @@ func TestRunDirAloneWithoutPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	md = string(read(t, filepath.Join(res.Out, "report.md")))
-	if !strings.Contains(md, "without the batches table") || !strings.Contains(md, "noise band unknown") {
+	if !strings.Contains(md, "without the batches table") || !strings.Contains(md, "margin unknown") {
 		t.Errorf("a missing batches table not reported")
 	}
 }

@@ -148,9 +148,9 @@ func preconditions(b *analysis.Batch) string {
 	}
 	parts = append(parts, fmtWindows(b.Windows), fmt.Sprintf("repeats %d", b.Repeats))
 	if b.Plan != nil {
-		parts = append(parts, "noise band "+fmtPct(b.Noise))
+		parts = append(parts, "margin "+fmtPct(b.Noise))
 	} else {
-		parts = append(parts, "noise band unknown (0)")
+		parts = append(parts, "margin unknown (0)")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -11,7 +11,7 @@ import (
 // joins their cells by id and decides, per metric, how the second run's
 // numbers relate to the first's: per batch, variant and workload point the
 // repeats both runs measured are two repeat sets (A the baseline, B the
-// candidate, B's declared noise band).
+// candidate, B's declared margin).
 
 // CompareMetrics are the metrics two runs are compared on, in output
 // order; max is never ranked, tails and RSS after are left to the report.

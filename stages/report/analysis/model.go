@@ -23,7 +23,7 @@ type Tables struct {
 	Env      []datasets.Environment
 	// Comparisons are the comparisons table's rows; empty without it.
 	Comparisons []datasets.Comparison
-	// Plan holds the batches table (CPU sets, processors, noise bands,
+	// Plan holds the batches table (CPU sets, processors, margins,
 	// baselines) in the plan's shape; nil when the table is missing.
 	Plan *pipeline.Plan
 	// Notes say what was missing.
