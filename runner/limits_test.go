@@ -78,7 +78,10 @@ func runAsNobody(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()); d = filepath.Dir(d) {
+	// Up to, not including, the temporary directory itself: /tmp keeps its
+	// sticky, world-writable mode (0755 on it broke apt's sandboxed user).
+	top := filepath.Clean(os.TempDir())
+	for d := dir; d != top && d != filepath.Dir(d) && strings.HasPrefix(d, top+string(filepath.Separator)); d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
