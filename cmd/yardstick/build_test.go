@@ -12,9 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"yardstick/datasets"
-	"yardstick/pipeline"
 )
 
 // buildBinaries builds yardstick and the Go sample target into dir, for
@@ -58,20 +55,4 @@ func runFor(t *testing.T, timeout time.Duration, dir, yardstick string, args ...
 	cmd.Stdout, cmd.Stderr = &b, &b
 	err := cmd.Run()
 	return b.String(), err
-}
-
-// readComparisons reads the comparisons table of the one calibration run
-// under results, and returns it with the run directory; any other count
-// of runs fails the test.
-func readComparisons(t *testing.T, results string) ([]datasets.Comparison, string) {
-	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(results, "calibration", pipeline.RunIDPrefix+"*", "comparisons.parquet"))
-	if len(m) != 1 {
-		t.Fatalf("want one comparisons.parquet, found %v", m)
-	}
-	rows, _, err := datasets.Comparisons.Read(m[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows, filepath.Dir(m[0])
 }

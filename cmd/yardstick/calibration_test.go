@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"yardstick/datasets"
+	"yardstick/pipeline"
 )
 
 // The calibration tests (make calibration-test): real runs of the Go
@@ -123,4 +126,20 @@ func burstLoad(t *testing.T) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// readComparisons reads the comparisons table of the one calibration run
+// under results, and returns it with the run directory; any other count
+// of runs fails the test.
+func readComparisons(t *testing.T, results string) ([]datasets.Comparison, string) {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(results, "calibration", pipeline.RunIDPrefix+"*", "comparisons.parquet"))
+	if len(m) != 1 {
+		t.Fatalf("want one comparisons.parquet, found %v", m)
+	}
+	rows, _, err := datasets.Comparisons.Read(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, filepath.Dir(m[0])
 }
