@@ -67,8 +67,8 @@ netns-test:
 # twin doing more work per request that adaptive repeats must call worse;
 # then the A/A again with another process loading both CPUs in bursts.
 # About 12 minutes of real load. Not yet in .ci/run: its miss check is not
-# reliable on a 2-core machine (the slower twin measured 0.84x to 0.91x of
-# the baseline in three runs, against a 5% margin; docs/methodology.md).
+# reliable on a 2-core virtual machine whose starts are bimodal in
+# throughput (docs/methodology.md#decisions).
 calibration-test:
 	$(GO) test -tags calibration -count=1 -p 1 -timeout 40m -v -run '^TestCalibration' ./cmd/yardstick/
 
