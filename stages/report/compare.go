@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"yardstick/datasets"
 	"yardstick/pipeline"
 	"yardstick/stages/report/analysis"
 	"yardstick/stats"
@@ -122,6 +123,16 @@ func (c *Comparison) changes(d *doc) {
 		d.p("Nothing: the same binaries, machine fingerprint and toolchains.")
 	default:
 		d.list(items)
+	}
+	// The machine's other work is around the cells too: a run measured on
+	// a busy machine is compared with one that was not.
+	for _, s := range []struct {
+		name string
+		side *analysis.Side
+	}{{"A", c.A}, {"B", c.B}} {
+		if busy := datasets.Busy(s.side.Tables.Cells); busy != "" {
+			d.p("In %s %s.", s.name, busy)
+		}
 	}
 	if lb := c.B.Lock; lb != nil && lb.RerunOf != "" {
 		s := "B is a rerun of " + lb.RerunOf

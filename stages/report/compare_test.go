@@ -219,3 +219,26 @@ func TestCompareMeasuredNoise(t *testing.T) {
 		}
 	}
 }
+
+// A run measured on a busy machine is named so in what changed around
+// the cells; the quiet side is not.
+func TestCompareBusySide(t *testing.T) {
+	a := fixtureSide(t)
+	cells := slices.Clone(a.Tables.Cells)
+	for i := range cells {
+		share := 0.4
+		cells[i].OthersCPUShare = &share
+	}
+	c := join(a, sideOf(t, cells, a.Tables.Env))
+	var out bytes.Buffer
+	if err := c.Write(&out, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	if !strings.Contains(md, "In B the machine was busy: other work took a median 40%") {
+		t.Errorf("the busy side is not named:\n%s", md)
+	}
+	if strings.Contains(md, "In A the machine was busy") {
+		t.Error("the quiet side is called busy")
+	}
+}
