@@ -138,8 +138,10 @@ type Cell struct {
 	Sends             *int64
 	LateSends         *int64
 
-	OthersCPUUS    *int64
-	OthersCPUShare *float64
+	OthersCPUUS           *int64
+	OthersCPUShare        *float64
+	LoadgenOthersCPUUS    *int64
+	LoadgenOthersCPUShare *float64
 
 	Started   *time.Time
 	Ended     *time.Time
@@ -347,11 +349,13 @@ func cellBytesColumns() []column[Cell] {
 }
 
 // cellOthersColumns are what other work on the machine took of the
-// target's CPUs in the kept window.
+// target's and of the load generator's CPUs in the kept window.
 func cellOthersColumns() []column[Cell] {
 	return []column[Cell]{
 		optInt64Col("others_cpu_us", func(r *Cell) **int64 { return &r.OthersCPUUS }),
 		optFloat64Col("others_cpu_share", func(r *Cell) **float64 { return &r.OthersCPUShare }),
+		optInt64Col("loadgen_others_cpu_us", func(r *Cell) **int64 { return &r.LoadgenOthersCPUUS }),
+		optFloat64Col("loadgen_others_cpu_share", func(r *Cell) **float64 { return &r.LoadgenOthersCPUShare }),
 	}
 }
 

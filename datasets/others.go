@@ -3,29 +3,44 @@ package datasets
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"yardstick/pipeline"
 	"yardstick/stats"
 )
 
 // Busy says, in one sentence, that the cells rows were measured on a busy
-// machine: the median and the largest others_cpu_share of the measured
-// cells, when the median reaches pipeline.BusyShare; "" otherwise (or when no cell
-// measured it).
+// machine: the median and the largest share of the target's CPUs
+// (others_cpu_share) and of the load generator's
+// (loadgen_others_cpu_share) that other work took in the measured cells'
+// kept windows, when either median reaches pipeline.BusyShare; ""
+// otherwise (or when no cell measured it).
 func Busy(rows []Cell) string {
-	var shares []float64
-	for i := range rows {
-		if s := rows[i].OthersCPUShare; s != nil && Measured(&rows[i]) {
-			shares = append(shares, *s)
+	var parts []string
+	n, busy := 0, false
+	for _, role := range []struct {
+		name string
+		get  func(*Cell) *float64
+	}{
+		{"the target's CPUs", func(c *Cell) *float64 { return c.OthersCPUShare }},
+		{"the load generator's", func(c *Cell) *float64 { return c.LoadgenOthersCPUShare }},
+	} {
+		var shares []float64
+		for i := range rows {
+			if s := role.get(&rows[i]); s != nil && Measured(&rows[i]) {
+				shares = append(shares, *s)
+			}
 		}
+		if len(shares) == 0 {
+			continue
+		}
+		med := stats.Median(shares)
+		n, busy = max(n, len(shares)), busy || med >= pipeline.BusyShare
+		parts = append(parts, fmt.Sprintf("a median %.0f%% (up to %.0f%%) of %s", 100*med, 100*slices.Max(shares), role.name))
 	}
-	if len(shares) == 0 {
+	if !busy {
 		return ""
 	}
-	med := stats.Median(shares)
-	if med < pipeline.BusyShare {
-		return ""
-	}
-	return fmt.Sprintf("the machine was busy: other work took a median %.0f%% (up to %.0f%%) of the target's CPUs during %d kept window(s) (cells.others_cpu_share); "+
-		"windows on a busy machine are seldom steady and their intervals wide: run on a quiet machine for decisions", 100*med, 100*slices.Max(shares), len(shares))
+	return fmt.Sprintf("the machine was busy: other work took %s during %d kept window(s) (cells.others_cpu_share, loadgen_others_cpu_share); "+
+		"windows on a busy machine are seldom steady and their intervals wide: run on a quiet machine for decisions", strings.Join(parts, " and "), n)
 }

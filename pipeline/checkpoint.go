@@ -58,8 +58,10 @@ type Checkpoint struct {
 	// target without limits, or a kind that does not report it.
 	ContainerView *ContainerView `json:"container_view,omitempty"`
 	// Others is what other work on the machine took of the target's CPUs
-	// in the kept window; nil where it cannot be told apart (see Others).
-	Others *Others `json:"others,omitempty"`
+	// in the kept window, LoadgenOthers of the load generator's; nil where
+	// it cannot be told apart (see Others).
+	Others        *Others `json:"others,omitempty"`
+	LoadgenOthers *Others `json:"loadgen_others,omitempty"`
 }
 
 // checkpointV1 reads a version 1 checkpoint (yardstick before 100 ms

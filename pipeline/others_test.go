@@ -17,9 +17,9 @@ func TestOthersShare(t *testing.T) {
 		want float64
 	}{
 		{nil, 0},
-		{&Others{CPUs: cpuset.Set{0}, BusyS: 3, TargetS: 1.5, WindowS: 3}, 0.5},
-		{&Others{CPUs: cpuset.Set{0, 1}, BusyS: 3, TargetS: 2, StealS: 1, WindowS: 2}, 0.5},
-		{&Others{CPUs: cpuset.Set{0}, BusyS: 1, TargetS: 1.1, WindowS: 2}, 0},
+		{&Others{CPUs: cpuset.Set{0}, BusyS: 3, OwnS: 1.5, WindowS: 3}, 0.5},
+		{&Others{CPUs: cpuset.Set{0, 1}, BusyS: 3, OwnS: 2, StealS: 1, WindowS: 2}, 0.5},
+		{&Others{CPUs: cpuset.Set{0}, BusyS: 1, OwnS: 1.1, WindowS: 2}, 0},
 		{&Others{CPUs: cpuset.Set{0}, BusyS: 1, WindowS: 0}, 0},
 	} {
 		if got := c.o.Share(); math.Abs(got-c.want) > 1e-12 {

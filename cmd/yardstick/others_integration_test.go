@@ -30,9 +30,10 @@ const othersCUE = `others: {
 }
 `
 
-// TestIntegrationOthers: a process spinning on the target's CPU during a
+// TestIntegrationOthers: a thread spinning on the target's CPU during a
 // real run shows in the checkpoint's others figures and in the run's
-// busy note, and a run without it measures a share at least 0.15 lower.
+// busy note, and a run without it measures a share at least 0.15 lower;
+// the same on the load generator's CPU.
 // The spinner is a thread of this test, pinned to CPU 0, stopped on
 // every exit path.
 func TestIntegrationOthers(t *testing.T) {
@@ -45,7 +46,7 @@ func TestIntegrationOthers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "others.cue"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(name string) (float64, string) {
+	run := func(name string) (*pipeline.Checkpoint, string) {
 		out, err := runFor(t, 3*time.Minute, dir, yardstick, "run", "others.cue", "--out", filepath.Join(dir, name))
 		if err != nil {
 			t.Fatalf("run %s: %v\n%s", name, err, out)
@@ -62,16 +63,20 @@ func TestIntegrationOthers(t *testing.T) {
 		if err := json.Unmarshal(b, &cp); err != nil {
 			t.Fatal(err)
 		}
-		if cp.Others == nil {
+		if cp.Others == nil || cp.LoadgenOthers == nil {
 			t.Fatalf("run %s: no others figures in the checkpoint", name)
 		}
-		t.Logf("%s: %+v, share %.3f", name, *cp.Others, cp.Others.Share())
-		return cp.Others.Share(), out
+		t.Logf("%s: target %+v share %.3f; load generator %+v share %.3f", name, *cp.Others, cp.Others.Share(), *cp.LoadgenOthers, cp.LoadgenOthers.Share())
+		return &cp, out
 	}
-	quiet, _ := run("quiet")
+	q, _ := run("quiet")
 	stop := spin(t, 0)
-	busy, out := run("busy")
+	b, out := run("busy")
 	stop()
+	stop = spin(t, 1)
+	l, lout := run("busyloadgen")
+	stop()
+	quiet, busy := q.Others.Share(), b.Others.Share()
 	if busy < 0.25 {
 		t.Errorf("a thread spinning on the target's CPU took %.2f of it, want at least 0.25", busy)
 	}
@@ -80,6 +85,14 @@ func TestIntegrationOthers(t *testing.T) {
 	}
 	if !strings.Contains(out, "note: the machine was busy: other work took a median") {
 		t.Errorf("the busy run does not say the machine was busy:\n%s", out)
+	}
+	// The same on the load generator's CPU: the spinner there, less the
+	// load generator's and this run process's own time.
+	if lq, lb := q.LoadgenOthers.Share(), l.LoadgenOthers.Share(); lb < 0.25 || lb-lq < 0.15 {
+		t.Errorf("load generator's CPU: others' share %.2f with a spinner there, %.2f without: want at least 0.25 and a difference of at least 0.15", lb, lq)
+	}
+	if !strings.Contains(lout, "of the load generator's during 1 kept window(s)") {
+		t.Errorf("the run with a spinner on the load generator's CPU does not say so:\n%s", lout)
 	}
 }
 

@@ -32,6 +32,9 @@ type offsets struct {
 	accessLog int64
 	cg        *cgroup.Stat // the start's control group's counters; nil without one
 	cpu       cpuTimes     // the machine's CPU times; nil where unreadable
+	// own is the CPU time so far of the load generator process and of
+	// this process (seconds), for the others on the load generator's CPUs.
+	own float64
 }
 
 func fileSize(p string) int64 {
@@ -220,7 +223,7 @@ func (c *cellRun) sample(ctx context.Context) error {
 // discarded head, the kept window starts here too.
 func (c *cellRun) open() {
 	w := c.b.Windows
-	c.before = c.r.offsetsOf(c.t)
+	c.before = c.mark()
 	c.cp.Window = &pipeline.Window{Warmup: w.Warmup.D(), Measure: w.Measure.D(), DiscardHead: w.DiscardHead.D(),
 		Interval: c.step, Auto: w.WarmupAuto, WarmupMax: w.WarmupMax.D(), LoadStart: c.before.at}
 	if c.keptFrom == 0 {
@@ -251,7 +254,7 @@ func (c *cellRun) drive(ctx context.Context, l *load, stopSampling context.Cance
 	c.stopLoad = stop
 	err := l.read(lctx, c.onInterval)
 	if !c.ended {
-		c.end = c.r.offsetsOf(c.t)
+		c.end = c.mark()
 	}
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
@@ -278,7 +281,7 @@ func (c *cellRun) onInterval(iv loadgen.Interval) {
 		}
 	}
 	if c.kept == nil && c.keptFrom >= 0 && done >= c.keptFrom {
-		o := c.r.offsetsOf(c.t)
+		o := c.mark()
 		c.kept = &o
 		if s, err := procsample.Take(c.fs, c.t.p.PID(), c.re); err == nil {
 			c.threads, c.loops = s.Threads, s.MatchedThreads
@@ -286,7 +289,7 @@ func (c *cellRun) onInterval(iv loadgen.Interval) {
 		c.affinity = readAffinity(c.fs, c.b, c.t.p.PID(), c.loadgenPID)
 	}
 	if c.keptTo >= 0 && done >= c.keptTo && !c.ended {
-		c.end, c.ended = c.r.offsetsOf(c.t), true
+		c.end, c.ended = c.mark(), true
 		c.stopLoad()
 	}
 }
@@ -350,7 +353,8 @@ func (c *cellRun) fill() error {
 	cp.AccessLog = c.accessLog(load.Requests)
 	cp.Cgroup = cgroupStats(c.t, *c.kept, c.end, c.after)
 	cp.ContainerView = containerView(c.t, c.end)
-	cp.Others = c.othersOf(c.kept.cpu, c.end.cpu, cp.Target.CPUSeconds)
+	cp.Others = c.othersOf(c.b.Placement.Target, c.kept.cpu, c.end.cpu, cp.Target.CPUSeconds)
+	cp.LoadgenOthers = c.othersOf(c.b.Placement.Loadgen, c.kept.cpu, c.end.cpu, c.end.own-c.kept.own)
 	cp.Ended = time.Now()
 	return nil
 }

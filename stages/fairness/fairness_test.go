@@ -159,10 +159,15 @@ func TestSteadyStateAndNoise(t *testing.T) {
 		t.Errorf("a batch noise row: %+v", r)
 	}
 	// A window that is not steady on a busy machine says how busy.
-	ramp.Others = &pipeline.Others{CPUs: cpuset.Set{0}, BusyS: 3, TargetS: 1.8, WindowS: 3}
+	ramp.Others = &pipeline.Others{CPUs: cpuset.Set{0}, BusyS: 3, OwnS: 1.8, WindowS: 3}
 	rows = Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": ok(10000, 3200, 3000, t), "b": ramp}})
 	if r := find(rows, "steady_state", "b"); r == nil || !strings.HasSuffix(*r.Detail, "; the machine was busy: other work took 40% of the target's CPUs in the window") {
 		t.Errorf("busy, not steady: %+v", r)
+	}
+	ramp.LoadgenOthers = &pipeline.Others{CPUs: cpuset.Set{1}, BusyS: 3, OwnS: 1.5, WindowS: 3}
+	rows = Check(Input{Plan: p, Checkpoints: map[string]*pipeline.Checkpoint{"a": ok(10000, 3200, 3000, t), "b": ramp}})
+	if r := find(rows, "steady_state", "b"); r == nil || !strings.HasSuffix(*r.Detail, "other work took 40% of the target's CPUs and 50% of the load generator's in the window") {
+		t.Errorf("busy on both, not steady: %+v", r)
 	}
 
 	capped := ok(10000, 3200, 3000, t)

@@ -41,11 +41,27 @@ func (bc *batchCheck) steadyState(ci cellInfo) {
 	}
 	if len(why) > 0 {
 		detail = "NOT STEADY: " + strings.Join(why, "; ") + " — " + detail
-		if sh := ci.cp.Others.Share(); sh >= pipeline.BusyShare {
-			detail += fmt.Sprintf("; the machine was busy: other work took %.0f%% of the target's CPUs in the window", 100*sh)
-		}
+		detail += busyWords(ci.cp)
 	}
 	bc.cellRow(ci, "steady_state", len(why) == 0, num(t.KeptBand), num(measured), nil, "relative drift", detail)
+}
+
+// busyWords says that the machine was busy in the cell's window, when
+// other work took pipeline.BusyShare of the target's or the load
+// generator's CPUs; "" otherwise.
+func busyWords(cp *pipeline.Checkpoint) string {
+	t, l := cp.Others.Share(), cp.LoadgenOthers.Share()
+	var on []string
+	if t >= pipeline.BusyShare {
+		on = append(on, fmt.Sprintf("%.0f%% of the target's CPUs", 100*t))
+	}
+	if l >= pipeline.BusyShare {
+		on = append(on, fmt.Sprintf("%.0f%% of the load generator's", 100*l))
+	}
+	if len(on) == 0 {
+		return ""
+	}
+	return "; the machine was busy: other work took " + strings.Join(on, " and ") + " in the window"
 }
 
 // seriesWhy says in words why a series' kept window is not steady.

@@ -47,8 +47,12 @@ func measured(r *datasets.Cell, cp *pipeline.Checkpoint) (*hdrstat.Dist, *datase
 		viewColumns(r, v)
 	}
 	if o := cp.Others; o != nil {
-		r.OthersCPUUS = ptr(micros(max(o.BusyS-o.TargetS, 0) + o.StealS))
+		r.OthersCPUUS = ptr(micros(o.OtherS()))
 		r.OthersCPUShare = ptr(o.Share())
+	}
+	if o := cp.LoadgenOthers; o != nil {
+		r.LoadgenOthersCPUUS = ptr(micros(o.OtherS()))
+		r.LoadgenOthersCPUShare = ptr(o.Share())
 	}
 	if a := cp.AccessLog; a != nil {
 		r.LogBytes = ptr(a.Bytes)
