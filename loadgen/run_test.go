@@ -82,14 +82,19 @@ func TestStallOpenLoop(t *testing.T) {
 		t.Errorf("max %s, want %s (S) within -20/+80 ms", got, S)
 	}
 	// about a quarter of the requests (S/D) were queued behind the stall:
-	// the fraction above 100 ms is (S-0.1s)/D = 22.5 %
+	// the fraction above 100 ms is (S-0.1s)/D = 22.5 %. A loop that hid
+	// the stall (coordinated omission) would count only the 20 requests in
+	// flight, 2.5 %: the lower bound catches it. Above, the backlog's
+	// drain after the stall adds slow requests when the 2 CPUs are busy
+	// (seen: 28.2 % while a make test ran beside it), so the upper bound
+	// is looser.
 	h, err := res.Histogram()
 	if err != nil {
 		t.Fatal(err)
 	}
 	above := fractionAbove(h, 100_000)
-	if want := (S.Seconds() - 0.1) / D.Seconds(); above < want-0.03 || above > want+0.03 {
-		t.Errorf("fraction above 100 ms = %.3f, want %.3f +- 0.03", above, want)
+	if want := (S.Seconds() - 0.1) / D.Seconds(); above < want-0.03 || above > want+0.08 {
+		t.Errorf("fraction above 100 ms = %.3f, want %.3f -0.03/+0.08", above, want)
 	}
 	// the late sends are those the stall held up
 	if res.LateSends < int64(0.2*rate*S.Seconds()) {
