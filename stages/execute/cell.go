@@ -31,10 +31,14 @@ type offsets struct {
 	gcLog     int64
 	accessLog int64
 	cg        *cgroup.Stat // the start's control group's counters; nil without one
-	cpu       cpuTimes     // the machine's CPU times; nil where unreadable
-	// own is the CPU time so far of the load generator process and of
-	// this process (seconds), for the others on the load generator's CPUs.
-	own float64
+	// cpu (the machine's CPU times; nil where unreadable), self (this
+	// process's CPU time so far, seconds) and loadgen (the load generator
+	// process's, when it was readable: loadgenOK) are read by
+	// cellRun.mark only, for the others' figures.
+	cpu       cpuTimes
+	self      float64
+	loadgen   float64
+	loadgenOK bool
 }
 
 func fileSize(p string) int64 {
@@ -55,7 +59,6 @@ func (r *planRun) offsetsOf(t *target) offsets {
 		gcLog:     fileSize(t.gcLog),
 		accessLog: fileSize(r.resolvePath(t.variant.Dir, t.variant.AccessLog)),
 		cg:        cgroupStat(t),
-		cpu:       readCPUTimes(),
 	}
 }
 
@@ -354,7 +357,7 @@ func (c *cellRun) fill() error {
 	cp.Cgroup = cgroupStats(c.t, *c.kept, c.end, c.after)
 	cp.ContainerView = containerView(c.t, c.end)
 	cp.Others = c.othersOf(c.b.Placement.Target, c.kept.cpu, c.end.cpu, cp.Target.CPUSeconds)
-	cp.LoadgenOthers = c.othersOf(c.b.Placement.Loadgen, c.kept.cpu, c.end.cpu, c.end.own-c.kept.own)
+	cp.LoadgenOthers = c.othersOf(c.b.Placement.Loadgen, c.kept.cpu, c.end.cpu, c.loadgenOwn())
 	cp.Ended = time.Now()
 	return nil
 }

@@ -2,15 +2,21 @@ package execute
 
 import (
 	"testing"
+
+	"yardstick/stages/execute/procsample"
 )
 
 // readCPUTimes reads this machine's /proc/stat: every CPU, times that do
 // not go backwards between two readings.
 func TestReadCPUTimes(t *testing.T) {
-	a := readCPUTimes()
+	fs, err := procsample.DefaultFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := readCPUTimes(fs)
 	for range 2_000_000 { // a little CPU time between the readings
 	}
-	b := readCPUTimes()
+	b := readCPUTimes(fs)
 	if a == nil || b == nil {
 		t.Fatal("/proc/stat unreadable")
 	}
