@@ -39,9 +39,14 @@ type Comparison struct {
 	// WithinOnly: a side had one start, so the interval covers only the
 	// noise within a start.
 	WithinOnly bool
-	// MoreRepeats estimates the starts per side that would decide an
-	// undecided comparison whose interval was too wide; null otherwise.
+	// MoreRepeats estimates the starts per side (the rounds, when
+	// paired) that would decide an undecided comparison whose interval
+	// was too wide; null otherwise.
 	MoreRepeats *int64
+	// Rounds is the number of rounds whose two starts were paired
+	// (stats.Options.ByRound); null when the sides were compared
+	// unpaired.
+	Rounds *int64
 }
 
 // Comparisons is the comparisons table: one row per batch, workload
@@ -64,6 +69,7 @@ var Comparisons = withKinds(newTable("comparisons",
 	int64Col("repeats_candidate", func(r *Comparison) *int64 { return &r.RepeatsCandidate }),
 	boolCol("within_only", func(r *Comparison) *bool { return &r.WithinOnly }),
 	optInt64Col("more_repeats", func(r *Comparison) **int64 { return &r.MoreRepeats }),
+	optInt64Col("rounds", func(r *Comparison) **int64 { return &r.Rounds }),
 ))
 
 // withKinds gives every row read back from the comparisons table its
@@ -168,21 +174,22 @@ func Starts(cells []*Cell, m Metric) []stats.Start {
 		if m.Load && ((c.KeptSteady != nil && !*c.KeptSteady) || (c.P99KeptSteady != nil && !*c.P99KeptSteady)) {
 			hw = math.Inf(1)
 		}
-		out = append(out, stats.Start{Value: v, HalfWidth: hw})
+		out = append(out, stats.Start{Value: v, HalfWidth: hw, Round: int(c.Repeat)})
 	}
 	return out
 }
 
 // Decide compares the candidate cells with the baseline cells on metric
-// m with the batch's margin, as one comparisons row. A side with an
-// unfair cell is undecided whatever its interval: the comparison itself
-// is in doubt. The resampling is seeded by the row's key, so the same
-// cells always give the same row.
-func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Cell, margin float64) Comparison {
+// m with the batch's margin, as one comparisons row; byRound pairs the
+// sides' starts of the same round (pipeline.Batch.PairedByRound). A side with an unfair
+// cell is undecided whatever its interval: the comparison itself is in
+// doubt. The resampling is seeded by the row's key, so the same cells
+// always give the same row.
+func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Cell, margin float64, byRound bool) Comparison {
 	key := strings.Join([]string{batch, point, candidate, baseline, m.Name}, "\x00")
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	o := stats.Options{Margin: margin, LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64()}
+	o := stats.Options{Margin: margin, LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64(), ByRound: byRound}
 	if m.HalfWidth == nil {
 		o.MinStarts = stats.MinStarts
 	}
@@ -195,6 +202,10 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 	if d.MoreStarts > 0 {
 		n := int64(d.MoreStarts)
 		row.MoreRepeats = &n
+	}
+	if d.Rounds > 0 {
+		n := int64(d.Rounds)
+		row.Rounds = &n
 	}
 	if u := unfairChecks(base, cand); u != "" {
 		row.Verdict = stats.Undecided
@@ -289,8 +300,9 @@ func BaselineVariant(cells []*Cell, name string) string {
 
 // CompareRun builds the comparisons table of one run from its cells and
 // batches: in every batch with a baseline, every other variant against it
-// at every workload point both measured, on every metric of Metrics.
-func CompareRun(cells []Cell, batches []Batch) []Comparison {
+// at every workload point both measured, on every metric of Metrics;
+// paired by round in the batches byRound says (pipeline.Batch.PairedByRound).
+func CompareRun(cells []Cell, batches []Batch, byRound func(batch string) bool) []Comparison {
 	var out []Comparison
 	for _, b := range batches {
 		var in []*Cell
@@ -303,14 +315,15 @@ func CompareRun(cells []Cell, batches []Batch) []Comparison {
 		if base == "" {
 			continue
 		}
-		out = append(out, CompareBatch(b.Batch, in, base, b.NoiseBand)...)
+		out = append(out, CompareBatch(b.Batch, in, base, b.NoiseBand, byRound(b.Batch))...)
 	}
 	return out
 }
 
 // CompareBatch compares every variant of a batch's cells with the
-// baseline variant at every point, with the batch's margin.
-func CompareBatch(batch string, cells []*Cell, baseline string, margin float64) []Comparison {
+// baseline variant at every point, with the batch's margin, paired by
+// round when byRound (PairedByRound).
+func CompareBatch(batch string, cells []*Cell, baseline string, margin float64, byRound bool) []Comparison {
 	type key struct{ variant, point string }
 	groups := map[key][]*Cell{}
 	var variants, points []string
@@ -344,7 +357,7 @@ func CompareBatch(batch string, cells []*Cell, baseline string, margin float64) 
 				continue
 			}
 			for _, m := range Metrics {
-				out = append(out, Decide(batch, p, v, baseline, m, base, cand, margin))
+				out = append(out, Decide(batch, p, v, baseline, m, base, cand, margin, byRound))
 			}
 		}
 	}
@@ -376,11 +389,15 @@ func (c Comparison) ShortReason() string {
 		}
 		return fmt.Sprintf("one start a side: no noise between starts; %d starts per side would measure it", stats.MinStarts)
 	case stats.ReasonStraddles:
+		unit := "starts per side"
+		if c.Rounds != nil {
+			unit = "rounds"
+		}
 		if c.MoreRepeats != nil && *c.MoreRepeats > stats.ManyStarts {
-			return fmt.Sprintf("interval straddles the margin; more than %d starts per side", stats.ManyStarts)
+			return fmt.Sprintf("interval straddles the margin; more than %d %s", stats.ManyStarts, unit)
 		}
 		if c.MoreRepeats != nil {
-			return fmt.Sprintf("interval straddles the margin; ~%d starts per side would decide", *c.MoreRepeats)
+			return fmt.Sprintf("interval straddles the margin; ~%d %s would decide", *c.MoreRepeats, unit)
 		}
 		return "interval straddles the margin"
 	}

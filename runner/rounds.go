@@ -164,7 +164,7 @@ func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, st *pipeline.BatchR
 	if base == "" {
 		return nil
 	}
-	for _, c := range datasets.CompareBatch(b.Name, cells, base, b.Fairness.Noise) {
+	for _, c := range datasets.CompareBatch(b.Name, cells, base, b.Fairness.Noise, b.PairedByRound()) {
 		if c.Metric != decidedMetrics[0] && c.Metric != decidedMetrics[1] {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -43,6 +44,10 @@ type Start struct {
 	// if larger): 0.05 is ±5%. NaN: unknown. +Inf: the window was not
 	// steady, so Value estimates nothing stable.
 	HalfWidth float64
+	// Round is the round of adaptive repeats (or of a rounds order) the
+	// start ran in, from 1; 0: none. Options.ByRound pairs the two sides'
+	// starts of the same round.
+	Round int
 }
 
 // Decision is a candidate compared with a baseline on one metric.
@@ -72,6 +77,9 @@ type Decision struct {
 	// shrinks as one over the square root of the starts); 0 when decided
 	// or when more starts would not help (the ratio sits on the margin).
 	MoreStarts int
+	// Rounds is the number of rounds whose starts were paired (ByRound);
+	// 0 when the sides were compared unpaired.
+	Rounds int
 }
 
 // Options are how Decide compares.
@@ -88,6 +96,15 @@ type Options struct {
 	// only a resolution (time to steady state, cold start), not a window's
 	// measured noise, says nothing of the variance between starts.
 	MinStarts int
+	// ByRound says the starts ran in rounds (every variant started once
+	// per round, in an order shuffled per round): each side's start is
+	// paired with the other side's start of the same round, so that what
+	// changes more slowly than a round (the machine's speed) lands on
+	// both sides of the ratio. A round where a start was not steady is
+	// left out of the pairs; with fewer than MinStarts pairs, or pairs
+	// from fewer than half the rounds that ran, the sides are compared
+	// unpaired: pairing would throw away more starts than it gains.
+	ByRound bool
 }
 
 // Decide compares the candidate's starts with the baseline's. The
@@ -107,6 +124,7 @@ type Options struct {
 func Decide(base, cand []Start, o Options) (d Decision) {
 	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
 		Margin: max(o.Margin, 0), Verdict: Undecided}
+	ran := roundsRun(base, cand)
 	base, dropB := steadyStarts(base)
 	cand, dropC := steadyStarts(cand)
 	d.StartsBaseline, d.StartsCandidate = len(base), len(cand)
@@ -142,6 +160,12 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 		return d
 	}
 	d.Ratio = d.Candidate / d.Baseline
+	if o.ByRound {
+		if pairs := roundPairs(base, cand); len(pairs) >= max(MinStarts, o.MinStarts) && 2*len(pairs) >= ran && positive(pairs) {
+			d.byRound(pairs, o.LowerIsBetter)
+			return d
+		}
+	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	vb, dfb := logMeanVariance(base, rng)
 	vc, dfc := logMeanVariance(cand, rng)
@@ -274,6 +298,106 @@ func logMeanVariance(s []Start, rng *rand.Rand) (float64, float64) {
 	return v, float64(n-1) * v * v / (vb * vb)
 }
 
+// roundsRun is the number of rounds the two sides' starts ran in.
+func roundsRun(base, cand []Start) int {
+	seen := map[int]bool{}
+	for _, s := range [][]Start{base, cand} {
+		for _, st := range s {
+			if st.Round > 0 {
+				seen[st.Round] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+// roundPairs are the two sides' starts of the same round, in round
+// order: a round with no start, or more than one, on a side is left out.
+func roundPairs(base, cand []Start) [][2]Start {
+	byRound := func(s []Start) map[int]Start {
+		m := map[int]Start{}
+		seen := map[int]int{}
+		for _, st := range s {
+			if st.Round > 0 {
+				m[st.Round] = st
+				seen[st.Round]++
+			}
+		}
+		for r, n := range seen {
+			if n > 1 {
+				delete(m, r)
+			}
+		}
+		return m
+	}
+	b, c := byRound(base), byRound(cand)
+	var rounds []int
+	for r := range b {
+		if _, ok := c[r]; ok {
+			rounds = append(rounds, r)
+		}
+	}
+	slices.Sort(rounds)
+	out := make([][2]Start, len(rounds))
+	for i, r := range rounds {
+		out[i] = [2]Start{b[r], c[r]}
+	}
+	return out
+}
+
+// positive says every paired value is above zero, so that each pair
+// has a log ratio.
+func positive(pairs [][2]Start) bool {
+	for _, p := range pairs {
+		if !(p[0].Value > 0) || !(p[1].Value > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// byRound decides from starts paired by round (a randomized block
+// design: Abedi and Brecht's multiple interleaved trials). Each round
+// gives a log ratio of its two starts; the interval is their mean ± the
+// t quantile at rounds−1 degrees of freedom times its standard error.
+// The log ratios' spread holds the noise between starts that a round does
+// not share, and the noise within them; where the rounds agree better
+// than the starts' own windows claim, the windows' noise is taken (as in
+// the unpaired decision, no start is better known than its window). Ratio
+// is the geometric mean of the rounds' ratios.
+func (d *Decision) byRound(pairs [][2]Start, lowerIsBetter bool) {
+	logs := make([]float64, len(pairs))
+	var within float64
+	for i, p := range pairs {
+		logs[i] = math.Log(p[1].Value / p[0].Value)
+		for _, st := range p {
+			if h := st.HalfWidth; !math.IsNaN(h) && h > 0 {
+				within += (h / 1.959964) * (h / 1.959964) / float64(len(pairs))
+			}
+		}
+	}
+	mean, hw := logRatioInterval(logs, within)
+	d.Rounds = len(pairs)
+	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-hw), math.Exp(mean+hw)
+	d.decide(lowerIsBetter, hw, float64(len(pairs)), "rounds")
+}
+
+// logRatioInterval is the mean of paired log ratios and the half-width of
+// its 95% interval: Student's t quantile at n−1 degrees of freedom times
+// the standard error, from the log ratios' sample variance, or from
+// floor (a variance per log ratio known otherwise) where that is larger.
+// It needs at least two log ratios.
+func logRatioInterval(logs []float64, floor float64) (mean, hw float64) {
+	n := float64(len(logs))
+	var sum, sum2 float64
+	for _, l := range logs {
+		sum, sum2 = sum+l, sum2+l*l
+	}
+	mean = sum / n
+	v := max((sum2/n-mean*mean)*n/(n-1), floor, 0)
+	return mean, tQuantile975(n-1) * math.Sqrt(v/n)
+}
+
 // moments accumulates a mean and a variance.
 type moments struct {
 	n         int
@@ -374,6 +498,9 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64, unit string) {
 		good, bad = bad, good
 	}
 	interval := fmt.Sprintf("%.3fx [%.3f, %.3f]", d.Ratio, d.Low, d.High)
+	if d.Rounds > 0 {
+		interval += fmt.Sprintf(" (%d rounds, paired)", d.Rounds)
+	}
 	switch {
 	case good(d.Low) && good(d.High):
 		d.Verdict = Better

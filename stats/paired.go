@@ -42,22 +42,20 @@ func DecidePaired(pairs []Pair, o Options) (d Decision) {
 		d.Reason = fmt.Sprintf("fewer than %d pairs (%d)", need, n)
 		return d
 	}
-	var sb, sc, sl, sl2 float64
-	for _, p := range pairs {
+	var sb, sc float64
+	logs := make([]float64, n)
+	for i, p := range pairs {
 		if !(p.Baseline > 0) || !(p.Candidate > 0) || math.IsInf(p.Baseline, 0) || math.IsInf(p.Candidate, 0) {
 			d.Reason = fmt.Sprintf("a pair has an impossible or zero value (%g, %g): no ratio", p.Baseline, p.Candidate)
 			return d
 		}
-		l := math.Log(p.Candidate / p.Baseline)
-		sb, sc, sl, sl2 = sb+p.Baseline, sc+p.Candidate, sl+l, sl2+l*l
+		logs[i] = math.Log(p.Candidate / p.Baseline)
+		sb, sc = sb+p.Baseline, sc+p.Candidate
 	}
 	fn := float64(n)
 	d.Baseline, d.Candidate = sb/fn, sc/fn
-	mean := sl / fn
-	v := max(sl2/fn-mean*mean, 0) * fn / (fn - 1) // sample variance of the log ratios
-	se := math.Sqrt(v / fn)
-	t := tQuantile975(fn - 1)
-	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-t*se), math.Exp(mean+t*se)
-	d.decide(o.LowerIsBetter, t*se, fn, "pairs")
+	mean, hw := logRatioInterval(logs, 0)
+	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-hw), math.Exp(mean+hw)
+	d.decide(o.LowerIsBetter, hw, fn, "pairs")
 	return d
 }

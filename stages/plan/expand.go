@@ -87,7 +87,7 @@ func expandBatch(ctx context.Context, e *schema.Experiment, b *schema.Batch, opt
 		pb.Seed = *opts.Seed
 	}
 	if pb.Adaptive() && pb.Order != "random" {
-		pb.Order = "rounds" // adaptive repeats run round by round
+		pb.Order = pipeline.OrderRounds // adaptive repeats run round by round
 	}
 	for _, s := range b.Services {
 		pb.Services = append(pb.Services, s.Resolve())

@@ -148,7 +148,7 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 	if err := tb.batches.send(ctx, batches...); err != nil {
 		return err
 	}
-	s.Comparisons = datasets.CompareRun(tb.rows, batches)
+	s.Comparisons = datasets.CompareRun(tb.rows, batches, func(name string) bool { return in.plan.Batch(name).PairedByRound() })
 	s.Busy = datasets.Busy(tb.rows)
 	if err := tb.comparisons.send(ctx, s.Comparisons...); err != nil {
 		return err

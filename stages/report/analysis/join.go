@@ -133,7 +133,7 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 	for _, k := range CompareMetrics {
 		m, _ := datasets.MetricNamed(MetricByKey(k).Cmp)
 		row.Comparisons = append(row.Comparisons,
-			datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise))
+			datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise, false))
 	}
 	c.Rows = append(c.Rows, row)
 }

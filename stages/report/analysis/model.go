@@ -469,7 +469,7 @@ func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
 		return r
 	}
 	dm, _ := datasets.MetricNamed(m.Cmp)
-	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, b.Noise)
+	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, b.Noise, b.Plan.PairedByRound())
 }
 
 func rowKey(point, candidate, baseline, metric string) string {
