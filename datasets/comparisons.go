@@ -208,11 +208,19 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 		row.Rounds = &n
 	}
 	if u := unfairChecks(base, cand); u != "" {
-		row.Verdict = stats.Undecided
-		row.Reason, row.Kind = "unfair ("+u+"): "+d.Reason, stats.ReasonUnfair
-		row.MoreRepeats = nil
+		row.Unfair(u)
 	}
 	return row
+}
+
+// Unfair makes the decision undecided whatever its interval, because the
+// comparison itself is in doubt for the reason why (the failed checks of
+// an unfair cell; a machine busy in one of two runs): its reason then
+// begins "unfair (why): " and keeps the interval's words.
+func (c *Comparison) Unfair(why string) {
+	c.Verdict = stats.Undecided
+	c.Reason, c.Kind = "unfair ("+why+"): "+c.Reason, stats.ReasonUnfair
+	c.MoreRepeats = nil
 }
 
 func finitePtr(v float64) *float64 {

@@ -131,7 +131,7 @@ func (c *Comparison) changes(d *doc) {
 		side *analysis.Side
 	}{{"A", c.A}, {"B", c.B}} {
 		if busy := datasets.Busy(s.side.Tables.Cells); busy != "" {
-			d.p("In %s %s.", s.name, busy)
+			d.p("In %s %s. A row whose cells were measured on a busy machine in either run is undecided: inside a run, other work spreads over the variants and widens the intervals; between two runs it lands on one side.", s.name, busy)
 		}
 	}
 	if lb := c.B.Lock; lb != nil && lb.RerunOf != "" {

@@ -120,6 +120,40 @@ func TestCompareVerdictsAndDrift(t *testing.T) {
 	}
 }
 
+// A run measured on a busy machine decides nothing against another run:
+// twice the throughput in B, where other work took a fifth of the load
+// generator's CPUs in B's windows, is undecided with the busy run named;
+// the same B on a quiet machine is better.
+func TestCompareBusyRun(t *testing.T) {
+	a := fixtureSide(t)
+	doubled := func(share float64) []datasets.Cell {
+		cells := slices.Clone(a.Tables.Cells)
+		for i := range cells {
+			if c := &cells[i]; c.Variant == "jvm-g1" && c.RPS != nil {
+				rps, sh := 2**c.RPS, share
+				c.RPS, c.LoadgenOthersCPUShare = &rps, &sh
+			}
+		}
+		return cells
+	}
+	verdict := func(c *Comparison) datasets.Comparison {
+		for _, r := range c.Rows {
+			if r.Variant == "jvm-g1" && r.Point.Label() == "c8-p128" {
+				return r.Comparisons[0]
+			}
+		}
+		t.Fatal("no jvm-g1 c8-p128 row")
+		return datasets.Comparison{}
+	}
+	if v := verdict(join(a, sideOf(t, doubled(0.01), a.Tables.Env))); v.Verdict != stats.Better {
+		t.Errorf("quiet B, twice the throughput: %s", v)
+	}
+	v := verdict(join(a, sideOf(t, doubled(0.2), a.Tables.Env)))
+	if v.Verdict != stats.Undecided || v.Kind != stats.ReasonUnfair || !strings.HasPrefix(v.Reason, "unfair (the machine was busy in B") || v.Ratio == nil || *v.Ratio < 1.9 {
+		t.Errorf("busy B, twice the throughput: %s", v)
+	}
+}
+
 // openLoopCells are the cells of an open-loop batch at 80% and 90% of
 // each repeat's peak, as the cells table has them: peak_fraction from the
 // plan, rate_target what the load generator aimed at (each repeat's own

@@ -2,9 +2,11 @@ package analysis
 
 import (
 	"slices"
+	"strings"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
+	"yardstick/stats"
 )
 
 // Comparing two runs of one plan (a run and its rerun months later, say)
@@ -130,12 +132,38 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 		return
 	}
 	row.Repeats = len(cand.Measured)
+	busy := busySides(base.Measured, cand.Measured)
 	for _, k := range CompareMetrics {
 		m, _ := datasets.MetricNamed(MetricByKey(k).Cmp)
-		row.Comparisons = append(row.Comparisons,
-			datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise, false))
+		d := datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise, false)
+		if busy != "" && d.Verdict != stats.Undecided {
+			// Inside a run, rounds spread other work over the variants
+			// and it widens the intervals; between two runs it lands on
+			// one side: the difference may be the machine's.
+			d.Unfair("the machine was busy in " + busy + ": the runs' difference may be the machine's")
+		}
+		row.Comparisons = append(row.Comparisons, d)
 	}
 	c.Rows = append(c.Rows, row)
+}
+
+// busySides names the runs, "A", "B" or "A and B", whose cells of a row
+// were measured on a busy machine (datasets.Busy); "" when neither was.
+func busySides(a, b []*datasets.Cell) string {
+	var busy []string
+	for _, side := range []struct {
+		name  string
+		cells []*datasets.Cell
+	}{{"A", a}, {"B", b}} {
+		rows := make([]datasets.Cell, len(side.cells))
+		for i, c := range side.cells {
+			rows[i] = *c
+		}
+		if datasets.Busy(rows) != "" {
+			busy = append(busy, side.name)
+		}
+	}
+	return strings.Join(busy, " and ")
 }
 
 // drift lists what differs between the runs' locks, or without both
