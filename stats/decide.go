@@ -124,7 +124,10 @@ type Options struct {
 func Decide(base, cand []Start, o Options) (d Decision) {
 	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
 		Margin: max(o.Margin, 0), Verdict: Undecided}
-	ran := roundsRun(base, cand)
+	ran := 0 // rounds that ran, steady or not: counted before the unsteady starts are left out
+	if o.ByRound {
+		ran = roundsRun(base, cand)
+	}
 	base, dropB := steadyStarts(base)
 	cand, dropC := steadyStarts(cand)
 	d.StartsBaseline, d.StartsCandidate = len(base), len(cand)

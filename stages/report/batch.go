@@ -165,7 +165,7 @@ func ratios(d *doc, b *analysis.Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
 	how := "Candidate / baseline of the means over the starts (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95% interval (hierarchical bootstrap over starts and the noise within each start)"
 	if b.Plan.PairedByRound() {
-		how = "Candidate / baseline, each round's candidate start against the baseline's start of the same round (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse): the geometric mean of the rounds' ratios with its 95% interval (paired by round, so that the machine's drift from round to round lands on both sides; unpaired, as a hierarchical bootstrap over starts, where fewer than 3 rounds have both)"
+		how = "Candidate / baseline, each round's candidate start against the baseline's start of the same round (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse): the geometric mean of the rounds' ratios with its 95% interval (paired by round, so that the machine's drift from round to round lands on both sides; unpaired, as a hierarchical bootstrap over starts, where fewer than 3 rounds, or fewer than half the rounds that ran, have a steady start on both sides)"
 	}
 	d.p("%s, and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", how, fmtPct(b.Noise))
 	var undecided []string
