@@ -40,7 +40,6 @@ type stat struct {
 	state                        byte
 	pgrp                         int
 	utime, stime, cutime, cstime int64
-	threads                      int
 	rssPages                     int64
 }
 
@@ -266,7 +265,6 @@ func (r *reader) stat(pid int) (stat, error) {
 	}
 	s.pgrp = int(f[2])
 	s.utime, s.stime, s.cutime, s.cstime = f[11], f[12], f[13], f[14]
-	s.threads = int(f[17])
 	s.rssPages = f[21]
 	return s, nil
 }

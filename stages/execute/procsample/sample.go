@@ -28,7 +28,8 @@ type Sample struct {
 	// meaningful.
 	CPUUserSeconds float64 `json:"cpu_user_seconds"`
 	CPUSysSeconds  float64 `json:"cpu_sys_seconds"`
-	// Threads is the number of threads (num_threads in /proc/<pid>/stat).
+	// Threads is the number of threads (those listed in /proc/<pid>/task
+	// that were still there when their files were read).
 	Threads int `json:"threads"`
 	// MatchedThreads is the number of threads whose name (comm, at most 15
 	// bytes) matches the sample's pattern, -1 when there is no pattern.
@@ -107,9 +108,14 @@ func (r *reader) addProc(s *Sample, pid, pgid int, re *regexp.Regexp) (bool, err
 	if err != nil {
 		return false, fmt.Errorf("list threads: %w", err)
 	}
-	var matched int
+	// Threads, matched threads and context switches all count the threads
+	// of this one listing that were still there when read: num_threads
+	// in stat, read before the listing, can miss a thread started since,
+	// and then more threads matched than there were.
+	var listed, matched int
 	var vol, nonvol uint64
 	for _, tid := range threads {
+		match := false
 		if re != nil {
 			comm, err := r.comm(pid, tid)
 			if vanished(err) {
@@ -118,9 +124,7 @@ func (r *reader) addProc(s *Sample, pid, pgid int, re *regexp.Regexp) (bool, err
 			if err != nil {
 				return false, fmt.Errorf("read comm of thread %d: %w", tid, err)
 			}
-			if re.MatchString(comm) {
-				matched++
-			}
+			match = re.MatchString(comm)
 		}
 		v, n, err := r.ctxSwitches(pid, tid)
 		if vanished(err) {
@@ -129,13 +133,17 @@ func (r *reader) addProc(s *Sample, pid, pgid int, re *regexp.Regexp) (bool, err
 		if err != nil {
 			return false, fmt.Errorf("read status of thread %d: %w", tid, err)
 		}
+		listed++
+		if match {
+			matched++
+		}
 		vol += v
 		nonvol += n
 	}
 	s.RSSBytes += st.rssPages * int64(pageSize)
 	s.CPUUserSeconds += float64(st.utime+st.cutime) / userHZ
 	s.CPUSysSeconds += float64(st.stime+st.cstime) / userHZ
-	s.Threads += st.threads
+	s.Threads += listed
 	if re != nil {
 		s.MatchedThreads += matched
 	}
