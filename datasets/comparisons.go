@@ -39,14 +39,13 @@ type Comparison struct {
 	// WithinOnly: a side had one start, so the interval covers only the
 	// noise within a start.
 	WithinOnly bool
-	// MoreRepeats estimates the starts per side (the rounds, when
-	// paired) that would decide an undecided comparison whose interval
-	// was too wide; null otherwise.
+	// MoreRepeats estimates how many more starts per side would decide
+	// an undecided comparison whose interval was too wide
+	// (stats.MoreStartsWords says it in words); null otherwise.
 	MoreRepeats *int64
-	// Rounds is the number of rounds whose two starts were paired
-	// (stats.Options.ByRound); null when the sides were compared
-	// unpaired.
-	Rounds *int64
+	// Confidence is the level of the interval: 0.95, or more at a look
+	// of adaptive repeats (stats.Sequential).
+	Confidence float64
 }
 
 // Comparisons is the comparisons table: one row per batch, workload
@@ -69,7 +68,7 @@ var Comparisons = withKinds(newTable("comparisons",
 	int64Col("repeats_candidate", func(r *Comparison) *int64 { return &r.RepeatsCandidate }),
 	boolCol("within_only", func(r *Comparison) *bool { return &r.WithinOnly }),
 	optInt64Col("more_repeats", func(r *Comparison) **int64 { return &r.MoreRepeats }),
-	optInt64Col("rounds", func(r *Comparison) **int64 { return &r.Rounds }),
+	float64Col("confidence", func(r *Comparison) *float64 { return &r.Confidence }),
 ))
 
 // withKinds gives every row read back from the comparisons table its
@@ -107,8 +106,12 @@ var Metrics = []Metric{
 	{Name: "throughput", Load: true, Value: func(c *Cell) (float64, bool) { return optF(c.RPS) },
 		HalfWidth: func(c *Cell) float64 { return windowHalfWidth(c.NoiseRPS, c.KeptChange) }},
 	{Name: "latency_p50", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP50US) }},
+	// p99 is the kept window's merged histogram's, its within-start
+	// uncertainty the block bootstrap's alone: the p99 series' drift is
+	// that of the worst stalls of groups of intervals, no drift of the
+	// window's p99, and the spread between starts is what measures it.
 	{Name: "latency_p99", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP99US) },
-		HalfWidth: func(c *Cell) float64 { return windowHalfWidth(c.NoiseP99, c.P99KeptChange) }},
+		HalfWidth: func(c *Cell) float64 { return windowHalfWidth(c.NoiseP99, nil) }},
 	{Name: "latency_p999", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optI(c.LatencyP999US) }},
 	{Name: "cpu_per_request", LowerIsBetter: true, Load: true, Value: func(c *Cell) (float64, bool) { return optF(c.CPUPerRequestUS) }},
 	{Name: "rss", LowerIsBetter: true, Value: func(c *Cell) (float64, bool) { return optI(c.RSSSteadyBytes) }},
@@ -154,8 +157,10 @@ func windowHalfWidth(noise, drift *float64) float64 {
 
 // Starts are the cells' figures of metric m as the starts of one side of
 // a decision: each cell is one process start of its variant at its
-// point. A load figure of a cell whose kept window was not steady has an
-// unbounded half-width.
+// point. A load figure of a cell whose load never reached a steady state
+// is marked so (stats.Start.NeverSteady), and left out of the decision;
+// a cell that drifted inside its kept window counts, its drift in its
+// half-width.
 func Starts(cells []*Cell, m Metric) []stats.Start {
 	var out []stats.Start
 	for _, c := range cells {
@@ -171,25 +176,65 @@ func Starts(cells []*Cell, m Metric) []stats.Start {
 			v = max(v, m.Floor)
 			hw = m.Floor / v
 		}
-		if m.Load && ((c.KeptSteady != nil && !*c.KeptSteady) || (c.P99KeptSteady != nil && !*c.P99KeptSteady)) {
-			hw = math.Inf(1)
-		}
-		out = append(out, stats.Start{Value: v, HalfWidth: hw, Round: int(c.Repeat)})
+		out = append(out, stats.Start{Value: v, HalfWidth: hw, NeverSteady: m.Load && NeverSteady(c)})
 	}
 	return out
 }
 
+// NeverSteady says a cell's load never reached a steady state: its
+// throughput series has no final steady segment of the changepoint
+// search's minimum length, or its analysis could not run. Such a cell's
+// load figures are left out of the decisions, and the comparisons say
+// how many were; nothing else leaves a measured cell out.
+func NeverSteady(c *Cell) bool {
+	return c.SteadyError != nil || (c.SteadyClass != nil && *c.SteadyClass == pipeline.SteadyNone)
+}
+
+// A Design is what a batch's decisions take besides the cells: the
+// margin of each metric, and the confidence of the intervals.
+type Design struct {
+	// Margin is the margin of every metric not in Margins.
+	Margin float64
+	// Margins are the margins declared per metric.
+	Margins map[string]float64
+	// Confidence is the intervals' level; 0 is 0.95.
+	Confidence float64
+}
+
+// MarginOf is the margin of the metric named name.
+func (d Design) MarginOf(name string) float64 {
+	if m, ok := d.Margins[name]; ok {
+		return m
+	}
+	return d.Margin
+}
+
+// DesignOf is the design of batch b's decisions after its rounds st: a
+// batch with adaptive repeats decides at the confidence of its
+// sequential look (stats.Sequential, Min to Max starts), any other at
+// 95%; a rerun's fixed rounds do not look, and decide at 95% too. A nil
+// batch (cells of no plan) has the default margin.
+func DesignOf(b *pipeline.Batch, st pipeline.BatchRounds) Design {
+	if b == nil {
+		return Design{Margin: pipeline.DefaultMargin}
+	}
+	d := Design{Margin: b.Fairness.Noise, Margins: b.Fairness.Margins}
+	if b.Adaptive() && st.Fixed == 0 {
+		d.Confidence = stats.Sequential{Min: b.RepeatsMin, Max: b.Repeats}.Confidence(max(st.Ran, b.RepeatsMin))
+	}
+	return d
+}
+
 // Decide compares the candidate cells with the baseline cells on metric
-// m with the batch's margin, as one comparisons row; byRound pairs the
-// sides' starts of the same round (pipeline.Batch.PairedByRound). A side with an unfair
-// cell is undecided whatever its interval: the comparison itself is in
-// doubt. The resampling is seeded by the row's key, so the same cells
-// always give the same row.
-func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Cell, margin float64, byRound bool) Comparison {
+// m with the design's margin and confidence, as one comparisons row. A
+// side with an unfair cell is undecided whatever its interval: the
+// comparison itself is in doubt. The resampling is seeded by the row's
+// key, so the same cells always give the same row.
+func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Cell, design Design) Comparison {
 	key := strings.Join([]string{batch, point, candidate, baseline, m.Name}, "\x00")
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	o := stats.Options{Margin: margin, LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64(), ByRound: byRound}
+	o := stats.Options{Margin: design.MarginOf(m.Name), LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64(), Confidence: design.Confidence}
 	if m.HalfWidth == nil {
 		o.MinStarts = stats.MinStarts
 	}
@@ -197,15 +242,11 @@ func Decide(batch, point, candidate, baseline string, m Metric, base, cand []*Ce
 	row := Comparison{Batch: batch, Point: point, Candidate: candidate, Baseline: baseline, Metric: m.Name,
 		Ratio: finitePtr(d.Ratio), CILow: finitePtr(d.Low), CIHigh: finitePtr(d.High), Band: d.Margin,
 		Verdict: d.Verdict, Reason: d.Reason, Kind: d.Kind, RepeatsBaseline: int64(d.StartsBaseline), RepeatsCandidate: int64(d.StartsCandidate),
-		WithinOnly: d.WithinOnly}
+		WithinOnly: d.WithinOnly, Confidence: d.Confidence}
 	row.Repeats = min(row.RepeatsBaseline, row.RepeatsCandidate)
 	if d.MoreStarts > 0 {
 		n := int64(d.MoreStarts)
 		row.MoreRepeats = &n
-	}
-	if d.Rounds > 0 {
-		n := int64(d.Rounds)
-		row.Rounds = &n
 	}
 	if u := unfairChecks(base, cand); u != "" {
 		row.Unfair(u)
@@ -231,7 +272,8 @@ func finitePtr(v float64) *float64 {
 }
 
 // unfairChecks lists the failed checks of the unfair cells on either
-// side but steady_state, or "".
+// side, or "" (steady_state, a check of older runs, is no doubt about
+// the comparison: it is a note on the measurement).
 func unfairChecks(sides ...[]*Cell) string {
 	var checks []string
 	for _, s := range sides {
@@ -240,8 +282,6 @@ func unfairChecks(sides ...[]*Cell) string {
 				continue
 			}
 			for _, u := range strings.Split(deref(c.UnfairChecks), ",") {
-				// steady_state is no doubt about the comparison: a start
-				// that was not steady is left out of it (stats.Decide).
 				if u = strings.TrimSpace(u); u != "" && u != "steady_state" && !slices.Contains(checks, u) {
 					checks = append(checks, u)
 				}
@@ -308,9 +348,10 @@ func BaselineVariant(cells []*Cell, name string) string {
 
 // CompareRun builds the comparisons table of one run from its cells and
 // batches: in every batch with a baseline, every other variant against it
-// at every workload point both measured, on every metric of Metrics;
-// paired by round in the batches byRound says (pipeline.Batch.PairedByRound).
-func CompareRun(cells []Cell, batches []Batch, byRound func(batch string) bool) []Comparison {
+// at every workload point both measured, on every metric of Metrics, as
+// the batch's design decides them (CompareLooks); batch gives each
+// batch's plan and rounds (nil for a batch of no plan).
+func CompareRun(cells []Cell, batches []Batch, batch func(name string) (*pipeline.Batch, pipeline.BatchRounds)) []Comparison {
 	var out []Comparison
 	for _, b := range batches {
 		var in []*Cell
@@ -323,15 +364,59 @@ func CompareRun(cells []Cell, batches []Batch, byRound func(batch string) bool) 
 		if base == "" {
 			continue
 		}
-		out = append(out, CompareBatch(b.Batch, in, base, b.NoiseBand, byRound(b.Batch))...)
+		pb, st := batch(b.Batch)
+		if pb == nil {
+			out = append(out, CompareBatch(b.Batch, in, base, Design{Margin: b.NoiseBand})...)
+			continue
+		}
+		out = append(out, CompareLooks(pb, in, base, st)...)
 	}
 	return out
 }
 
+// CompareLooks decides batch b's cells as its design does after the
+// rounds st. A batch with adaptive repeats looked after every round from
+// its min on, each look at its own confidence (DesignOf): each
+// comparison keeps the verdict and interval of the first look that
+// decided it (the intervals of the looks are repeated confidence
+// intervals, which hold the truth at every look at once with 95%
+// probability, so a verdict taken at any look keeps the error rate:
+// Jennison and Turnbull), else it is the last look's. A comparison whose
+// cells include an unfair one is the last look's, undecided. Any other
+// batch is decided once, at 95%.
+func CompareLooks(b *pipeline.Batch, cells []*Cell, baseline string, st pipeline.BatchRounds) []Comparison {
+	last := CompareBatch(b.Name, cells, baseline, DesignOf(b, st))
+	if !b.Adaptive() || st.Fixed > 0 {
+		return last
+	}
+	type key struct{ point, candidate, metric string }
+	first := map[key]Comparison{}
+	for r := b.RepeatsMin; r < st.Ran; r++ {
+		var in []*Cell
+		for _, c := range cells {
+			if c.Repeat <= int64(r) {
+				in = append(in, c)
+			}
+		}
+		for _, c := range CompareBatch(b.Name, in, baseline, DesignOf(b, pipeline.BatchRounds{Ran: r})) {
+			k := key{c.Point, c.Candidate, c.Metric}
+			if _, ok := first[k]; !ok && c.Verdict != stats.Undecided {
+				c.Reason = fmt.Sprintf("decided at round %d of %d: %s", r, st.Ran, c.Reason)
+				first[k] = c
+			}
+		}
+	}
+	for i, c := range last {
+		if f, ok := first[key{c.Point, c.Candidate, c.Metric}]; ok && c.Kind != stats.ReasonUnfair {
+			last[i] = f
+		}
+	}
+	return last
+}
+
 // CompareBatch compares every variant of a batch's cells with the
-// baseline variant at every point, with the batch's margin, paired by
-// round when byRound (PairedByRound).
-func CompareBatch(batch string, cells []*Cell, baseline string, margin float64, byRound bool) []Comparison {
+// baseline variant at every point, with the batch's design.
+func CompareBatch(batch string, cells []*Cell, baseline string, design Design) []Comparison {
 	type key struct{ variant, point string }
 	groups := map[key][]*Cell{}
 	var variants, points []string
@@ -365,7 +450,7 @@ func CompareBatch(batch string, cells []*Cell, baseline string, margin float64, 
 				continue
 			}
 			for _, m := range Metrics {
-				out = append(out, Decide(batch, p, v, baseline, m, base, cand, margin, byRound))
+				out = append(out, Decide(batch, p, v, baseline, m, base, cand, design))
 			}
 		}
 	}
@@ -378,8 +463,9 @@ func (c Comparison) String() string {
 }
 
 // ShortReason is why a decision is undecided, in a few words: "not
-// steady", "fewer than 3 starts", "one start a side: ...", "interval straddles the margin; ~9
-// starts per side would decide", an unfair check.
+// steady", "fewer than 3 starts", "one start a side: ...", "interval
+// straddles the margin; about 9 more starts per side would decide it",
+// an unfair check.
 func (c Comparison) ShortReason() string {
 	r := c.Reason
 	switch c.Kind {
@@ -392,22 +478,13 @@ func (c Comparison) ShortReason() string {
 	case stats.ReasonFewStarts:
 		return fmt.Sprintf("fewer than %d starts", stats.MinStarts)
 	case stats.ReasonOneStart:
-		if c.MoreRepeats != nil && *c.MoreRepeats > stats.MinStarts {
-			return fmt.Sprintf("one start a side: no noise between starts; ~%d starts per side would decide", *c.MoreRepeats)
-		}
 		return fmt.Sprintf("one start a side: no noise between starts; %d starts per side would measure it", stats.MinStarts)
 	case stats.ReasonStraddles:
-		unit := "starts per side"
-		if c.Rounds != nil {
-			unit = "rounds"
-		}
-		if c.MoreRepeats != nil && *c.MoreRepeats > stats.ManyStarts {
-			return fmt.Sprintf("interval straddles the margin; more than %d %s", stats.ManyStarts, unit)
-		}
+		more := 0
 		if c.MoreRepeats != nil {
-			return fmt.Sprintf("interval straddles the margin; ~%d %s would decide", *c.MoreRepeats, unit)
+			more = int(*c.MoreRepeats)
 		}
-		return "interval straddles the margin"
+		return "interval straddles the margin; " + stats.MoreStartsWords(more)
 	}
 	return r
 }

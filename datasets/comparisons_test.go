@@ -7,50 +7,94 @@ import (
 	"yardstick/pipeline"
 )
 
-// A batch run in rounds is compared paired by round: a machine that runs
-// at half speed in some rounds slows both starts of those rounds, and the
-// pairs see through it where the unpaired comparison cannot; cells of
-// another order are compared unpaired, and the comparisons table's rounds
-// column says which.
-func TestCompareBatchByRound(t *testing.T) {
+// testCells are two variants' starts at one point: the candidate 20%
+// slower, every start's kept window steady but those marked.
+func testCells(n int, mark func(c *Cell, variant string, repeat int)) []*Cell {
 	f := func(v float64) *float64 { return &v }
-	yes := true
 	conc := int64(8)
 	var cells []*Cell
-	speeds := []float64{1, 0.5, 1, 0.5, 1, 0.5}
-	for r, speed := range speeds {
+	for r := range n {
 		for _, v := range []struct {
 			name string
 			rps  float64
-		}{{"base", 10000}, {"slow", 8000}} {
-			// each start off by up to ±1.5%, the same in both variants' pattern
-			jitter := 1 + 0.015*float64((r*7+len(v.name))%3-1)
-			cells = append(cells, &Cell{Batch: "main", Variant: v.name, Repeat: int64(r + 1), Status: pipeline.StatusOK, Mode: "closed",
-				Concurrency: &conc, RPS: f(v.rps * speed * jitter), NoiseRPS: f(0.02), KeptSteady: &yes, P99KeptSteady: &yes})
+			p99  int64
+		}{{"base", 10000, 1000}, {"slow", 8000, 1300}} {
+			jitter := 1 + 0.02*float64((r*7+len(v.name))%3-1)
+			p99 := int64(float64(v.p99) * jitter)
+			flat := pipeline.SteadyFlat
+			c := &Cell{Batch: "main", Variant: v.name, Repeat: int64(r + 1), Status: pipeline.StatusOK, Mode: "closed",
+				Concurrency: &conc, RPS: f(v.rps * jitter), NoiseRPS: f(0.02), NoiseP99: f(0.05), LatencyP99US: &p99, SteadyClass: &flat}
+			if mark != nil {
+				mark(c, v.name, r+1)
+			}
+			cells = append(cells, c)
 		}
 	}
-	var paired, unpaired Comparison
-	for _, c := range CompareBatch("main", cells, "base", 0.05, true) {
-		if c.Metric == "throughput" {
-			paired = c
+	return cells
+}
+
+func metricRow(t *testing.T, rows []Comparison, metric string) Comparison {
+	t.Helper()
+	for _, c := range rows {
+		if c.Metric == metric {
+			return c
 		}
 	}
-	for _, c := range CompareBatch("main", cells, "base", 0.05, false) {
-		if c.Metric == "throughput" {
-			unpaired = c
+	t.Fatalf("no %s row in %v", metric, rows)
+	return Comparison{}
+}
+
+// TestCompareBatchCountsEveryStart: a start that drifted inside its kept
+// window, or whose p99 series was not steady, counts (its drift widens
+// its own interval); only a start whose load never became steady is left
+// out, and the reason says so.
+func TestCompareBatchCountsEveryStart(t *testing.T) {
+	no := false
+	drift := 0.03
+	none := pipeline.SteadyNone
+	cells := testCells(4, func(c *Cell, v string, r int) {
+		switch {
+		case r == 2:
+			c.KeptSteady, c.KeptChange, c.P99KeptSteady = &no, &drift, &no
+		case v == "base" && r == 4:
+			c.SteadyClass = &none
 		}
+	})
+	rows := CompareBatch("main", cells, "base", Design{Margin: 0.05})
+	tp := metricRow(t, rows, "throughput")
+	if tp.Verdict != "worse" || tp.RepeatsBaseline != 3 || tp.RepeatsCandidate != 4 || !strings.Contains(tp.Reason, "left out, never steady: 1 baseline and 0 candidate") {
+		t.Errorf("throughput: %s (starts %d and %d)", tp, tp.RepeatsBaseline, tp.RepeatsCandidate)
 	}
-	if paired.Rounds == nil || *paired.Rounds != 6 || paired.Verdict != "worse" || !strings.Contains(paired.Reason, "(6 rounds, paired)") {
-		t.Errorf("paired by round: %s (rounds %v)", paired, paired.Rounds)
+	if tp.Confidence != 0.95 {
+		t.Errorf("a fixed design's confidence: %g", tp.Confidence)
 	}
-	if unpaired.Rounds != nil || unpaired.Verdict != "undecided" {
-		t.Errorf("unpaired, half the rounds at half speed: %s", unpaired)
+	p99 := metricRow(t, rows, "latency_p99")
+	if p99.RepeatsCandidate != 4 || p99.Verdict != "worse" {
+		t.Errorf("p99: a p99 series that was not steady removes no start: %s", p99)
 	}
-	b := &pipeline.Batch{Order: pipeline.OrderRounds}
-	if !b.PairedByRound() || (&pipeline.Batch{Order: "random"}).PairedByRound() || (*pipeline.Batch)(nil).PairedByRound() {
-		t.Error("PairedByRound: rounds pairs, random without adaptive repeats and no batch do not")
+}
+
+// TestDesignMargins: a margin declared per metric decides that metric,
+// the plain margin the others; adaptive repeats decide at their look's
+// confidence, a rerun's fixed rounds at 95%.
+func TestDesignMargins(t *testing.T) {
+	cells := testCells(4, nil)
+	rows := CompareBatch("main", cells, "base", Design{Margin: 0.05, Margins: map[string]float64{"latency_p99": 0.4}})
+	if r := metricRow(t, rows, "latency_p99"); r.Band != 0.4 || r.Verdict != "equivalent" {
+		t.Errorf("p99 at a ±40%% margin, 1.3x: %s (band %g)", r, r.Band)
 	}
-	if !(&pipeline.Batch{Order: "random", Repeats: 8, RepeatsMin: 3}).PairedByRound() {
-		t.Error("random with adaptive repeats runs round by round: paired")
+	if r := metricRow(t, rows, "throughput"); r.Band != 0.05 || r.Verdict != "worse" {
+		t.Errorf("throughput at the plain margin: %s", r)
+	}
+	b := &pipeline.Batch{Repeats: 8, RepeatsMin: 3, Fairness: pipeline.Fairness{Noise: 0.07, Margins: map[string]float64{"latency_p99": 0.15}}}
+	d := DesignOf(b, pipeline.BatchRounds{Ran: 4})
+	if d.MarginOf("throughput") != 0.07 || d.MarginOf("latency_p99") != 0.15 || !(d.Confidence > 0.95 && d.Confidence < 0.995) {
+		t.Errorf("adaptive design after 4 rounds: %+v", d)
+	}
+	if d := DesignOf(b, pipeline.BatchRounds{Ran: 4, Fixed: 4}); d.Confidence != 0 {
+		t.Errorf("a rerun's fixed rounds look once: %+v", d)
+	}
+	if d := DesignOf(nil, pipeline.BatchRounds{}); d.Margin != pipeline.DefaultMargin {
+		t.Errorf("no batch: %+v", d)
 	}
 }

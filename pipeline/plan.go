@@ -227,16 +227,6 @@ func (b *Batch) Adaptive() bool { return b.RepeatsMin > 0 && b.RepeatsMin < b.Re
 // variant once (repeat r), in an order shuffled per round (stages/plan).
 const OrderRounds = "rounds"
 
-// PairedByRound says whether the batch's decisions pair each round's
-// starts (stats.Options.ByRound): a batch run in rounds, or in a random
-// order with adaptive repeats (every start of round r before round r+1,
-// shuffled), starts a round's variants next to each other in time, so
-// they share the machine's state of that time. A nil batch (cells of
-// no plan, or of two runs) is compared unpaired.
-func (b *Batch) PairedByRound() bool {
-	return b != nil && (b.Order == OrderRounds || (b.Adaptive() && b.Order == "random"))
-}
-
 // Batch returns the plan's batch named name, or nil.
 func (p *Plan) Batch(name string) *Batch {
 	for i := range p.Batches {

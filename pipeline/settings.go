@@ -108,6 +108,23 @@ type Fairness struct {
 	// machine's measured noise. The plan keeps the key "noise", so that
 	// plans and cell ids of earlier runs stay as they were.
 	Noise float64 `json:"noise"`
+	// Margins are the margins declared per metric (fairness.margin as
+	// {throughput: 0.05, latency_p99: 0.15}), by the comparisons table's
+	// metric names; a metric not in it takes Noise. Tails need more
+	// starts than throughput for the same margin, so a batch may accept
+	// a wider one for them.
+	Margins map[string]float64 `json:"margins,omitempty"`
+}
+
+// DefaultMargin is the margin of a batch that declares none.
+const DefaultMargin = 0.05
+
+// MarginOf is the margin of the comparisons' metric named metric.
+func (f Fairness) MarginOf(metric string) float64 {
+	if m, ok := f.Margins[metric]; ok {
+		return m
+	}
+	return f.Noise
 }
 
 // Tolerance is a relative tolerance (0.15 = 15%).

@@ -10,15 +10,18 @@ import (
 	"yardstick/pipeline"
 	"yardstick/stages/execute"
 	"yardstick/stages/tabulate"
+	"yardstick/stats"
 )
 
 // Adaptive repeats (repeats: {min, max}) run a batch in rounds: round r
 // is repeat r of every variant, each a new start. From round min on, after
 // each round the batch's comparisons against its baseline are decided
-// from the checkpoints so far (datasets.CompareBatch, the same decisions
-// as the comparisons table's), and the batch stops once every throughput
-// and p99 comparison is better, worse or equivalent, at max rounds, or
-// when its budget is spent. rounds/<batch>.json records how many ran.
+// from the checkpoints so far ([Look]: datasets.CompareBatch, the same
+// decisions as the comparisons table's, at the confidence of the round's
+// look of the sequential design, stats.Sequential), and the batch stops
+// once every throughput and p99 comparison is better, worse or
+// equivalent, at max rounds, or when its budget is spent.
+// rounds/<batch>.json records how many ran.
 
 // decidedMetrics are the metrics whose decisions stop the rounds.
 var decidedMetrics = []string{"throughput", "latency_p99"}
@@ -114,7 +117,7 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	if err != nil {
 		return fmt.Errorf("batch %s, round %d: %w", b.Name, r, err)
 	}
-	undecided := undecidedAfter(b, rows, st)
+	undecided := undecidedAfter(b, rows, r, st)
 	// No comparison at all (every cell of the baseline, or of every
 	// candidate, failed so far) decides nothing: more starts may measure.
 	none := st.Comparisons == 0
@@ -140,7 +143,7 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 		st.Stopped = pipeline.RoundsBudget
 		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; %d of %d throughput and p99 comparisons undecided\n", b.Name, b.RepeatsBudget.D(), r, st.Undecided, st.Comparisons)
 	default:
-		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d throughput and p99 comparisons undecided; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons)
+		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d throughput and p99 comparisons undecided%s; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons, guidance(undecided))
 	}
 	// Undecided on a busy machine: say so, since more rounds of the same
 	// are then not what would decide.
@@ -150,29 +153,55 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	return nil
 }
 
+// guidance says how many more starts per side the undecided comparisons
+// need, at most (stats.MoreStartsWords), after a comma; "" when none
+// says.
+func guidance(undecided []datasets.Comparison) string {
+	more := 0
+	for _, c := range undecided {
+		if c.MoreRepeats != nil {
+			more = max(more, int(*c.MoreRepeats))
+		}
+	}
+	if more == 0 {
+		return ""
+	}
+	return " (" + stats.MoreStartsWords(more) + ")"
+}
+
 // undecidedAfter decides the batch's throughput and p99 comparisons on
-// the cells measured so far, counts them into st, and returns the
+// the cells measured after round r, counts them into st, and returns the
 // undecided ones.
-func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, st *pipeline.BatchRounds) []datasets.Comparison {
+func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, r int, st *pipeline.BatchRounds) []datasets.Comparison {
+	all, undecided := Look(b, rows, r)
+	st.Comparisons, st.Undecided = len(all), len(undecided)
+	return undecided
+}
+
+// Look decides batch b's throughput and p99 comparisons on its cells
+// measured after round r, as the comparisons table will
+// (datasets.CompareLooks: each look at its own confidence, a comparison
+// decided at an earlier look kept): all of them, and the undecided ones.
+// The rounds stop when none is undecided.
+// It is the one decision the rounds make, and the one the calibration's
+// simulation of the rounds makes.
+func Look(b *pipeline.Batch, rows []datasets.Cell, r int) (all, undecided []datasets.Comparison) {
 	cells := make([]*datasets.Cell, len(rows))
 	for i := range rows {
 		cells[i] = &rows[i]
 	}
-	var out []datasets.Comparison
-	st.Comparisons, st.Undecided = 0, 0
 	base := datasets.BaselineVariant(cells, b.Baseline)
 	if base == "" {
-		return nil
+		return nil, nil
 	}
-	for _, c := range datasets.CompareBatch(b.Name, cells, base, b.Fairness.Noise, b.PairedByRound()) {
+	for _, c := range datasets.CompareLooks(b, cells, base, pipeline.BatchRounds{Ran: r}) {
 		if c.Metric != decidedMetrics[0] && c.Metric != decidedMetrics[1] {
 			continue
 		}
-		st.Comparisons++
+		all = append(all, c)
 		if c.Verdict == "undecided" {
-			st.Undecided++
-			out = append(out, c)
+			undecided = append(undecided, c)
 		}
 	}
-	return out
+	return all, undecided
 }

@@ -184,7 +184,13 @@ func printDecisions(w io.Writer, rows []datasets.Comparison) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\ndecisions against the baseline (ratio, 95% interval, outcome; the report has every metric and reason):")
+	level := "95% interval"
+	for _, r := range rows {
+		if r.Confidence > 0.95+1e-9 {
+			level = fmt.Sprintf("interval at the %.1f%% of the look the rounds stopped at", 100*r.Confidence)
+		}
+	}
+	fmt.Fprintf(w, "\ndecisions against the baseline (ratio, %s, outcome; the report has every metric and reason):\n", level)
 	for i := 0; i < len(rows); i++ {
 		r := rows[i]
 		if r.Metric != "throughput" {

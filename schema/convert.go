@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"time"
 
 	"yardstick/pipeline"
@@ -104,16 +105,24 @@ type jsonFairness struct {
 	EventLoops              int            `json:"eventLoops"`
 	LogBytesPerRequest      *jsonTolerance `json:"logBytesPerRequest"`
 	ResponseBytesPerRequest *jsonTolerance `json:"responseBytesPerRequest"`
-	Margin                  float64        `json:"margin"`
+	// Margin is a number (every metric's margin) or an object of
+	// margins by metric (the others pipeline.DefaultMargin).
+	Margin json.RawMessage `json:"margin"`
 }
 
 func (f jsonFairness) convert() pipeline.Fairness {
-	return pipeline.Fairness{
+	out := pipeline.Fairness{
 		EventLoops:              f.EventLoops,
 		LogBytesPerRequest:      f.LogBytesPerRequest.convert(),
 		ResponseBytesPerRequest: f.ResponseBytesPerRequest.convert(),
-		Noise:                   f.Margin,
+		Noise:                   pipeline.DefaultMargin,
 	}
+	// the schema has checked the shape: a number, or numbers by metric
+	if json.Unmarshal(f.Margin, &out.Noise) != nil {
+		out.Noise = pipeline.DefaultMargin
+		_ = json.Unmarshal(f.Margin, &out.Margins)
+	}
+	return out
 }
 
 type jsonSampling struct {

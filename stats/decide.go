@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"strings"
 )
 
 // The four outcomes of a decision (docs/methodology.md#decisions).
@@ -41,13 +39,15 @@ type Start struct {
 	Value float64
 	// HalfWidth is the relative half-width of a 95% interval of Value
 	// within its start (the kept window's block bootstrap, or its drift
-	// if larger): 0.05 is ±5%. NaN: unknown. +Inf: the window was not
-	// steady, so Value estimates nothing stable.
+	// if larger): 0.05 is ±5%. NaN: unknown. Drift inside a window is
+	// noise within the start: it widens the start's interval, it never
+	// leaves the start out.
 	HalfWidth float64
-	// Round is the round of adaptive repeats (or of a rounds order) the
-	// start ran in, from 1; 0: none. Options.ByRound pairs the two sides'
-	// starts of the same round.
-	Round int
+	// NeverSteady says the start's load never reached a steady segment:
+	// its figure is of a load still changing, and the start is left out
+	// (the decision says how many were). It is the one reason besides a
+	// failure to leave a start out.
+	NeverSteady bool
 }
 
 // Decision is a candidate compared with a baseline on one metric.
@@ -67,19 +67,21 @@ type Decision struct {
 	Reason string
 	Kind   ReasonKind
 	// StartsBaseline and StartsCandidate are the starts on each side that
-	// were steady (the others are left out, and the reason says so).
+	// count: all but those that never reached a steady state (left out,
+	// and the reason says how many).
 	StartsBaseline, StartsCandidate int
 	// WithinOnly says a side had one start: the interval covers only the
 	// noise within a start, not between starts.
 	WithinOnly bool
-	// MoreStarts estimates how many starts per side in all would decide
-	// an undecided comparison whose interval was too wide (the half-width
-	// shrinks as one over the square root of the starts); 0 when decided
-	// or when more starts would not help (the ratio sits on the margin).
+	// MoreStarts estimates how many more starts per side would decide an
+	// undecided comparison whose interval was too wide ([MoreStarts]);
+	// 0 when decided or when more starts would not help (the ratio sits
+	// on the margin).
 	MoreStarts int
-	// Rounds is the number of rounds whose starts were paired (ByRound);
-	// 0 when the sides were compared unpaired.
-	Rounds int
+	// Confidence is the level of the interval: 0.95 for a fixed number of
+	// starts, more at a look of a sequential design
+	// ([Sequential.Confidence]).
+	Confidence float64
 }
 
 // Options are how Decide compares.
@@ -96,15 +98,9 @@ type Options struct {
 	// only a resolution (time to steady state, cold start), not a window's
 	// measured noise, says nothing of the variance between starts.
 	MinStarts int
-	// ByRound says the starts ran in rounds (every variant started once
-	// per round, in an order shuffled per round): each side's start is
-	// paired with the other side's start of the same round, so that what
-	// changes more slowly than a round (the machine's speed) lands on
-	// both sides of the ratio. A round where a start was not steady is
-	// left out of the pairs; with fewer than MinStarts pairs, or pairs
-	// from fewer than half the rounds that ran, the sides are compared
-	// unpaired: pairing would throw away more starts than it gains.
-	ByRound bool
+	// Confidence is the interval's level; 0 is 0.95. A look of a
+	// sequential design takes its level from Sequential.Confidence.
+	Confidence float64
 }
 
 // Decide compares the candidate's starts with the baseline's. The
@@ -115,19 +111,20 @@ type Options struct {
 // variance within a start are in it. The bootstrap gives the standard
 // error of the log of each side's mean (corrected by n/(n-1) for n
 // starts); the interval is the log ratio ± Student's t quantile with
-// Welch-Satterthwaite degrees of freedom, which keeps its 95% coverage
-// with as few as three starts a side, where percentile intervals are far
-// too narrow. With one start on a side only the within-start level
+// Welch-Satterthwaite degrees of freedom, which keeps its coverage with
+// as few as three starts a side, where percentile intervals are far too
+// narrow. With one start on a side only the within-start level
 // contributes (WithinOnly), and the comparison is undecided whatever its
-// interval: the variance between starts is not in it. A start whose kept window was not steady (an
-// infinite half-width) is left out; a side left with none is undecided.
+// interval: the variance between starts is not in it. Every start counts
+// but one whose load never reached a steady state (NeverSteady): leaving
+// starts out by what they measured would select on the outcome.
 func Decide(base, cand []Start, o Options) (d Decision) {
-	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
-		Margin: max(o.Margin, 0), Verdict: Undecided}
-	ran := 0 // rounds that ran, steady or not: counted before the unsteady starts are left out
-	if o.ByRound {
-		ran = roundsRun(base, cand)
+	conf := o.Confidence
+	if !(conf > 0 && conf < 1) {
+		conf = 1 - Alpha
 	}
+	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
+		Margin: max(o.Margin, 0), Verdict: Undecided, Confidence: conf}
 	base, dropB := steadyStarts(base)
 	cand, dropC := steadyStarts(cand)
 	d.StartsBaseline, d.StartsCandidate = len(base), len(cand)
@@ -138,7 +135,7 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 		kind = ReasonFewStarts
 	}
 	if (dropB > 0 && len(base) == 0) || (dropC > 0 && len(cand) == 0) {
-		reason = "not steady: no start of a side had a steady kept window, so its figures estimate nothing stable"
+		reason = "not steady: no start of a side reached a steady state, so its figures estimate nothing stable"
 		kind = ReasonNotSteady
 	}
 	if len(base) > 0 && len(cand) > 0 && kind != ReasonImpossible {
@@ -163,21 +160,15 @@ func Decide(base, cand []Start, o Options) (d Decision) {
 		return d
 	}
 	d.Ratio = d.Candidate / d.Baseline
-	if o.ByRound {
-		if pairs := roundPairs(base, cand); len(pairs) >= max(MinStarts, o.MinStarts) && 2*len(pairs) >= ran && positive(pairs) {
-			d.byRound(pairs, o.LowerIsBetter)
-			return d
-		}
-	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	vb, dfb := logMeanVariance(base, rng)
 	vc, dfc := logMeanVariance(cand, rng)
 	d.WithinOnly = len(base) == 1 || len(cand) == 1
 	se := math.Sqrt(vb + vc)
-	t := tQuantile975(welchDF(vb, dfb, vc, dfc))
+	t := tQuantile(1-(1-conf)/2, welchDF(vb, dfb, vc, dfc))
 	lr := math.Log(d.Ratio)
 	d.Low, d.High = math.Exp(lr-t*se), math.Exp(lr+t*se)
-	d.decide(o.LowerIsBetter, t*se, float64(max(len(base), len(cand))), "starts per side")
+	d.decide(o.LowerIsBetter, t*se, max(len(base), len(cand)))
 	return d
 }
 
@@ -203,14 +194,12 @@ func undecidable(base, cand []Start) (string, ReasonKind) {
 	return "", ReasonOther
 }
 
-// steadyStarts are the starts whose kept window was steady (a finite
-// half-width or none measured), and how many were left out: a start that
-// was not steady estimates nothing stable, and more rounds can still
-// decide without it.
+// steadyStarts are the starts whose load reached a steady state, and
+// how many were left out.
 func steadyStarts(s []Start) ([]Start, int) {
 	out := make([]Start, 0, len(s))
 	for _, st := range s {
-		if !math.IsInf(st.HalfWidth, 1) {
+		if !st.NeverSteady {
 			out = append(out, st)
 		}
 	}
@@ -220,7 +209,7 @@ func steadyStarts(s []Start) ([]Start, int) {
 // noteDropped says in the reason how many starts were not steady.
 func (d *Decision) noteDropped(base, cand int) {
 	if base+cand > 0 && d.Kind != ReasonNotSteady {
-		d.Reason += fmt.Sprintf(" (left out, not steady: %d baseline and %d candidate start(s))", base, cand)
+		d.Reason += fmt.Sprintf(" (left out, never steady: %d baseline and %d candidate start(s))", base, cand)
 	}
 }
 
@@ -301,90 +290,6 @@ func logMeanVariance(s []Start, rng *rand.Rand) (float64, float64) {
 	return v, float64(n-1) * v * v / (vb * vb)
 }
 
-// roundsRun is the number of rounds the two sides' starts ran in.
-func roundsRun(base, cand []Start) int {
-	seen := map[int]bool{}
-	for _, s := range [][]Start{base, cand} {
-		for _, st := range s {
-			if st.Round > 0 {
-				seen[st.Round] = true
-			}
-		}
-	}
-	return len(seen)
-}
-
-// roundPairs are the two sides' starts of the same round, in round
-// order: a round with no start, or more than one, on a side is left out.
-func roundPairs(base, cand []Start) [][2]Start {
-	byRound := func(s []Start) map[int]Start {
-		m := map[int]Start{}
-		seen := map[int]int{}
-		for _, st := range s {
-			if st.Round > 0 {
-				m[st.Round] = st
-				seen[st.Round]++
-			}
-		}
-		for r, n := range seen {
-			if n > 1 {
-				delete(m, r)
-			}
-		}
-		return m
-	}
-	b, c := byRound(base), byRound(cand)
-	var rounds []int
-	for r := range b {
-		if _, ok := c[r]; ok {
-			rounds = append(rounds, r)
-		}
-	}
-	slices.Sort(rounds)
-	out := make([][2]Start, len(rounds))
-	for i, r := range rounds {
-		out[i] = [2]Start{b[r], c[r]}
-	}
-	return out
-}
-
-// positive says every paired value is above zero, so that each pair
-// has a log ratio.
-func positive(pairs [][2]Start) bool {
-	for _, p := range pairs {
-		if !(p[0].Value > 0) || !(p[1].Value > 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// byRound decides from starts paired by round (a randomized block
-// design: Abedi and Brecht's multiple interleaved trials). Each round
-// gives a log ratio of its two starts; the interval is their mean ± the
-// t quantile at rounds−1 degrees of freedom times its standard error.
-// The log ratios' spread holds the noise between starts that a round does
-// not share, and the noise within them; where the rounds agree better
-// than the starts' own windows claim, the windows' noise is taken (as in
-// the unpaired decision, no start is better known than its window). Ratio
-// is the geometric mean of the rounds' ratios.
-func (d *Decision) byRound(pairs [][2]Start, lowerIsBetter bool) {
-	logs := make([]float64, len(pairs))
-	var within float64
-	for i, p := range pairs {
-		logs[i] = math.Log(p[1].Value / p[0].Value)
-		for _, st := range p {
-			if h := st.HalfWidth; !math.IsNaN(h) && h > 0 {
-				within += (h / 1.959964) * (h / 1.959964) / float64(len(pairs))
-			}
-		}
-	}
-	mean, hw := logRatioInterval(logs, within)
-	d.Rounds = len(pairs)
-	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-hw), math.Exp(mean+hw)
-	d.decide(lowerIsBetter, hw, float64(len(pairs)), "rounds")
-}
-
 // logRatioInterval is the mean of paired log ratios and the half-width of
 // its 95% interval: Student's t quantile at n−1 degrees of freedom times
 // the standard error, from the log ratios' sample variance, or from
@@ -398,7 +303,7 @@ func logRatioInterval(logs []float64, floor float64) (mean, hw float64) {
 	}
 	mean = sum / n
 	v := max((sum2/n-mean*mean)*n/(n-1), floor, 0)
-	return mean, tQuantile975(n-1) * math.Sqrt(v/n)
+	return mean, tQuantile(0.975, n-1) * math.Sqrt(v/n)
 }
 
 // moments accumulates a mean and a variance.
@@ -458,42 +363,15 @@ func welchDF(va, dfa, vb, dfb float64) float64 {
 	return max(num/den, 1)
 }
 
-// tTable is Student's t 0.975 quantile at the degrees of freedom in tDF.
-var (
-	tDF    = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 60, 120}
-	tTable = []float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.179, 2.131, 2.086, 2.060, 2.042, 2.021, 2.000, 1.980}
-)
-
-// tQuantile975 is Student's t 0.975 quantile at df degrees of freedom
-// (linear in 1/df between the table's entries; 1.96 at infinity).
-func tQuantile975(df float64) float64 {
-	if math.IsInf(df, 1) || df > 120 {
-		x := 0.0
-		if !math.IsInf(df, 1) {
-			x = 120 / df
-		}
-		return 1.959964 + x*(1.980-1.959964)
-	}
-	df = max(df, 1)
-	for i := 1; i < len(tDF); i++ {
-		if df <= tDF[i] {
-			a, b := 1/tDF[i-1], 1/tDF[i]
-			f := (1/df - b) / (a - b)
-			return tTable[i] + f*(tTable[i-1]-tTable[i])
-		}
-	}
-	return tTable[len(tTable)-1]
-}
-
 // ManyStarts is the most starts per side that a reason proposes: beyond
 // it, the estimate says that more of the same will not do.
 const ManyStarts = 100
 
 // decide sets the verdict from the interval: beyond the margin on one
 // side, inside it, or neither. hw is the log interval's half-width and n
-// the larger number of starts (or the pairs), for the estimate of how many
-// would decide; unit names them in the reason.
-func (d *Decision) decide(lowerIsBetter bool, hw, n float64, unit string) {
+// the larger number of starts, for the estimate of how many more would
+// decide.
+func (d *Decision) decide(lowerIsBetter bool, hw float64, n int) {
 	lo, hi := 1-d.Margin, 1+d.Margin
 	good := func(r float64) bool { return r > hi }
 	bad := func(r float64) bool { return r < lo }
@@ -501,8 +379,8 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64, unit string) {
 		good, bad = bad, good
 	}
 	interval := fmt.Sprintf("%.3fx [%.3f, %.3f]", d.Ratio, d.Low, d.High)
-	if d.Rounds > 0 {
-		interval += fmt.Sprintf(" (%d rounds, paired)", d.Rounds)
+	if math.Abs(d.Confidence-(1-Alpha)) > 1e-9 {
+		interval += fmt.Sprintf(" (%.1f%% interval of a sequential look)", 100*d.Confidence)
 	}
 	switch {
 	case good(d.Low) && good(d.High):
@@ -516,23 +394,44 @@ func (d *Decision) decide(lowerIsBetter bool, hw, n float64, unit string) {
 		d.Reason = fmt.Sprintf("%s lies inside the margin ±%s", interval, pct(d.Margin))
 	default:
 		d.Reason, d.Kind = fmt.Sprintf("%s straddles the margin ±%s", interval, pct(d.Margin)), ReasonStraddles
-		// the half-width that would fit: inside the band, or beyond it
-		off := math.Abs(math.Log(d.Ratio))
-		need := math.Abs(math.Log(hi) - off) // to fit inside the margin, or beyond it
-		if need > 1e-3 && hw > 0 {
-			d.MoreStarts = int(math.Ceil(min(n*(hw/need)*(hw/need), math.MaxInt32)))
-			if d.MoreStarts > ManyStarts {
-				d.Reason += fmt.Sprintf("; more than %d %s would be needed: the noise is far wider than the margin, and a quieter machine, longer windows or a wider margin would decide it sooner", ManyStarts, unit)
-			} else {
-				d.Reason += fmt.Sprintf("; about %d %s would decide it", d.MoreStarts, unit)
-			}
-		} else {
-			d.Reason += "; the ratio sits on the margin, more " + strings.Fields(unit)[0] + " will not decide it"
-		}
+		d.MoreStarts = moreStarts(d.Ratio, d.Margin, hw, n)
+		d.Reason += "; " + MoreStartsWords(d.MoreStarts)
 	}
 	if d.WithinOnly {
 		d.withinOnly()
 	}
+}
+
+// moreStarts is how many more starts per side would decide a comparison
+// whose interval of half-width hw (in logs) straddles the margin, from n
+// starts a side: the half-width shrinks as one over the square root of
+// the starts, and it must shrink to the distance from the ratio to the
+// nearer edge of the margin (to fit inside it, or to clear it). 0 when
+// the ratio sits on the margin: more starts will not decide it.
+func moreStarts(ratio, margin, hw float64, n int) int {
+	lr := math.Log(ratio)
+	need := min(math.Abs(lr-math.Log(1+margin)), math.Abs(lr-math.Log(1-margin)))
+	if need <= 1e-3 || !(hw > 0) {
+		return 0
+	}
+	all := float64(n) * (hw / need) * (hw / need)
+	return max(int(math.Ceil(min(all, math.MaxInt32)))-n, 1)
+}
+
+// MoreStartsWords is the one way every output says how many more starts
+// per side would decide a comparison (MoreStarts): the progress line,
+// the summary, the comparisons table's reason and the report.
+func MoreStartsWords(more int) string {
+	switch {
+	case more <= 0:
+		return "the ratio sits on the margin, more starts will not decide it"
+	case more > ManyStarts:
+		return fmt.Sprintf("more than %d more starts per side would be needed: the noise is far wider than the margin, and a quieter machine or a wider margin would decide it sooner", ManyStarts)
+	}
+	if more == 1 {
+		return "about 1 more start per side would decide it"
+	}
+	return fmt.Sprintf("about %d more starts per side would decide it", more)
 }
 
 // withinOnly leaves a comparison with one start on a side undecided,
@@ -546,11 +445,11 @@ func (d *Decision) withinOnly() {
 	d.Reason = fmt.Sprintf("one start on a side (%d and %d), so the interval covers only the noise within a start, not between starts: %s",
 		d.StartsBaseline, d.StartsCandidate, d.Reason)
 	d.Kind = ReasonOneStart
+	if missing := MinStarts - min(d.StartsBaseline, d.StartsCandidate); was != Undecided || d.MoreStarts < missing {
+		d.MoreStarts = missing
+	}
 	if was != Undecided {
-		d.MoreStarts = MinStarts
 		d.Reason += fmt.Sprintf(" (it would be %s); %d starts per side would measure the noise between starts", was, MinStarts)
-	} else if d.MoreStarts > 0 && d.MoreStarts < MinStarts {
-		d.MoreStarts = MinStarts
 	}
 }
 

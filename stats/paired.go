@@ -34,7 +34,7 @@ const MinPairs = 3
 // between two starts of one binary is not in its interval.
 func DecidePaired(pairs []Pair, o Options) (d Decision) {
 	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
-		Margin: max(o.Margin, 0), Verdict: Undecided}
+		Margin: max(o.Margin, 0), Verdict: Undecided, Confidence: 1 - Alpha}
 	n := len(pairs)
 	d.StartsBaseline, d.StartsCandidate = n, n
 	need := max(MinPairs, o.MinStarts)
@@ -56,6 +56,6 @@ func DecidePaired(pairs []Pair, o Options) (d Decision) {
 	d.Baseline, d.Candidate = sb/fn, sc/fn
 	mean, hw := logRatioInterval(logs, 0)
 	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-hw), math.Exp(mean+hw)
-	d.decide(o.LowerIsBetter, hw, fn, "pairs")
+	d.decide(o.LowerIsBetter, hw, n)
 	return d
 }

@@ -113,7 +113,7 @@ func TestDecidePairedOutcomes(t *testing.T) {
 		{[]Pair{{100, 101}, {100, 99}}, "fewer than 3 pairs (2)"},
 		{[]Pair{{100, 101}, {0, 99}, {100, 100}}, "impossible or zero value"},
 		{[]Pair{{100, 101}, {100, math.Inf(1)}, {100, 100}}, "impossible or zero value"},
-		{[]Pair{{100, 80}, {100, 120}, {100, 100}}, "straddles the margin ±5.0%; more than 100 pairs would be needed: the noise is far wider than the margin"},
+		{[]Pair{{100, 80}, {100, 120}, {100, 100}}, "straddles the margin ±5.0%; more than 100 more starts per side would be needed: the noise is far wider than the margin"},
 		{[]Pair{{100, 96}, {100, 100}, {100, 98}}, "straddles the margin ±5.0%; about"},
 	} {
 		d := DecidePaired(c.pairs, Options{Margin: 0.05})

@@ -16,7 +16,12 @@ func TestReasonKinds(t *testing.T) {
 		}
 		return out
 	}
-	inf := math.Inf(1)
+	never := func(s []Start) []Start {
+		for i := range s {
+			s[i].NeverSteady = true
+		}
+		return s
+	}
 	for _, tc := range []struct {
 		name       string
 		base, cand []Start
@@ -27,9 +32,9 @@ func TestReasonKinds(t *testing.T) {
 		{"impossible", st(0.01, 100, -1, 99), st(0.01, 100, 101, 99), Options{Margin: 0.05}, ReasonImpossible},
 		{"few starts, no within", st(math.NaN(), 100, 101), st(math.NaN(), 100, 101), Options{Margin: 0.05}, ReasonFewStarts},
 		{"few starts, resolution only", st(0.01, 100, 101), st(0.01, 100, 101), Options{Margin: 0.05, MinStarts: 3}, ReasonFewStarts},
-		{"not steady", st(inf, 100, 101, 99), st(0.01, 100, 101, 99), Options{Margin: 0.05}, ReasonNotSteady},
+		{"not steady", never(st(0.01, 100, 101, 99)), st(0.01, 100, 101, 99), Options{Margin: 0.05}, ReasonNotSteady},
 		{"straddles", st(0.2, 100, 130, 80), st(0.2, 105, 140, 85), Options{Margin: 0.05}, ReasonStraddles},
-		{"straddles, a start left out", append(st(0.2, 100, 130, 80), Start{Value: 1, HalfWidth: inf}), st(0.2, 105, 140, 85), Options{Margin: 0.05}, ReasonStraddles},
+		{"straddles, a start left out", append(st(0.2, 100, 130, 80), Start{Value: 1, HalfWidth: 0.01, NeverSteady: true}), st(0.2, 105, 140, 85), Options{Margin: 0.05}, ReasonStraddles},
 		{"one start, beyond the margin", st(0.01, 100), st(0.01, 130), Options{Margin: 0.05}, ReasonOneStart},
 		{"one start, straddles", st(0.2, 100), st(0.2, 103), Options{Margin: 0.05}, ReasonOneStart},
 		{"better", st(0.01, 100, 101, 99), st(0.01, 200, 201, 199), Options{Margin: 0.05}, ReasonOther},

@@ -50,14 +50,20 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 	return tw.Flush()
 }
 
-// steadyText is the cell's time to steady state when its kept window was
-// steady, "NO" when it was not, "?" without an analysis.
+// steadyText is the cell's time to steady state; "drifted" when its kept
+// window drifted in throughput (it counts, with a wider interval of its
+// own); "never" when its load never became steady (left out of the
+// decisions); "?" without an analysis.
 func steadyText(st *pipeline.Steady) string {
 	switch {
 	case st == nil || st.Error != "":
 		return "?"
-	case !st.Throughput.KeptSteady || !st.P99.KeptSteady:
-		return "NO"
+	case st.Throughput.Class == pipeline.SteadyNone:
+		return "never"
+	case !st.Throughput.KeptSteady:
+		return "drifted"
+	case st.StartUS < 0:
+		return "?"
 	}
 	return fmt.Sprintf("from %.1f s", float64(st.StartUS)/1e6)
 }

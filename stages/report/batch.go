@@ -163,11 +163,11 @@ func results(d *doc, b *analysis.Batch) {
 
 func ratios(d *doc, b *analysis.Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	how := "Candidate / baseline of the means over the starts (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95% interval (hierarchical bootstrap over starts and the noise within each start)"
-	if b.Plan.PairedByRound() {
-		how = "Candidate / baseline, each round's candidate start against the baseline's start of the same round (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse): the geometric mean of the rounds' ratios with its 95% interval (paired by round, so that the machine's drift from round to round lands on both sides; unpaired, as a hierarchical bootstrap over starts, where fewer than 3 rounds, or fewer than half the rounds that ran, have a steady start on both sides)"
+	how := "Candidate / baseline of the means over every start that reached a steady state (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95% interval (hierarchical bootstrap over starts and the noise within each start)"
+	if c := b.Confidence(); c > 0.95+1e-9 {
+		how = fmt.Sprintf("%s; adaptive repeats looked after every round, so the intervals are at the %.1f%% of the look the batch stopped at, which keeps the false-alarm rate over all looks at 5%%", how, 100*c)
 	}
-	d.p("%s, and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", how, fmtPct(b.Noise))
+	d.p("%s, and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", how, margins(b))
 	var undecided []string
 	for _, p := range b.Points {
 		base := b.RepeatSet(b.Baseline, p)
@@ -191,7 +191,7 @@ func ratios(d *doc, b *analysis.Batch) {
 				lb += " (baseline UNFAIR)"
 			}
 			if biasNote(b, base, g) != "" {
-				lb += " (not steady: biased)"
+				lb += " (starts left out: never steady)"
 			}
 			r := []string{lb}
 			for _, m := range analysis.Metrics {
@@ -323,4 +323,21 @@ func radar(d *doc, b *analysis.Batch) ([]string, [][]string) {
 	}
 	d.chart(&chartFile{File: "radar-" + b.Name + ".svg", Title: ch.title, SVG: ch.svg()})
 	return head, rows
+}
+
+// margins is a batch's margin in words: "5%", or with the metrics that
+// declare their own, "5% (p99 15%)".
+func margins(b *analysis.Batch) string {
+	d := b.Design()
+	s := fmtPct(d.Margin)
+	var own []string
+	for _, m := range analysis.Metrics {
+		if v, ok := d.Margins[m.Cmp]; ok && m.Cmp != "" {
+			own = append(own, m.Title+" "+fmtPct(v))
+		}
+	}
+	if len(own) > 0 {
+		s += " (" + strings.Join(own, ", ") + ")"
+	}
+	return s
 }

@@ -216,17 +216,18 @@ func (c *Comparison) undecided(d *doc) {
 	}
 }
 
-// notSteady lists the rows whose cells were not steady in their kept
-// window: their ratios are biased.
+// notSteady notes the rows whose cells were not steady in their kept
+// window: a drift counts as noise within its start and widens the row's
+// intervals; a cell whose load never became steady is left out.
 func (c *Comparison) notSteady(d *doc) {
 	var items []string
 	for _, r := range c.Rows {
 		for _, n := range append(unsteadySide("A", r.Batch, r.A), unsteadySide("B", r.Batch, r.B)...) {
-			items = append(items, fmt.Sprintf("%s %s %s: %s: this row's ratios are biased", r.Batch.Name, r.Variant, r.Point.Label(), n))
+			items = append(items, fmt.Sprintf("%s %s %s: %s", r.Batch.Name, r.Variant, r.Point.Label(), n))
 		}
 	}
 	if len(items) > 0 {
-		d.p("Not steady: cells whose load was not in a steady state during their kept window:")
+		d.p("Notes on steadiness: cells whose load was not in a steady state during their kept window (a drift counts as noise within its start and widens the row's intervals; a cell never steady is left out of its load comparisons):")
 		d.list(items)
 	}
 }

@@ -6,33 +6,36 @@ import (
 	"testing"
 )
 
-// TestHTMLFirstScreen: in report.html the verdicts in words come first,
-// then the first chart, then the first table; the environment tables come
-// last, folded inside <details>.
+// TestHTMLFirstScreen: report.html opens with its answer: the
+// decisions table (comparison, metric, ratio, interval, outcome), then
+// their forest plot, then the problems one line each; the verdicts in
+// words follow per batch; the environment tables come last, folded
+// inside <details>.
 func TestHTMLFirstScreen(t *testing.T) {
 	res := render(t, Options{})
 	h := string(read(t, filepath.Join(res.Out, "report.html")))
-	verdict := strings.Index(h, "<li>at c32-p128: highest throughput undecided (jvm-512m ahead")
-	figure, table := strings.Index(h, "<figure"), strings.Index(h, "<table")
-	if !(verdict >= 0 && verdict < figure && figure < table) {
-		t.Errorf("want verdicts, then the first chart, then the first table: verdict %d, figure %d, table %d", verdict, figure, table)
+	head := strings.Index(h, ">Decisions</h2>")
+	table, figure := strings.Index(h, "<table"), strings.Index(h, "<figure")
+	unfair := strings.Index(h, "Unfair: 1 fairness check(s) failed")
+	if !(head >= 0 && head < table && table < figure && figure < unfair) {
+		t.Errorf("want the decisions heading, table, forest plot, then the problems: %d, %d, %d, %d", head, table, figure, unfair)
 	}
-	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.54, 1.90] worse</li>") {
+	for _, want := range []string{"<th>comparison</th><th>metric</th><th>ratio</th><th>interval</th><th>outcome</th>", `<figure id="decisions">`} {
+		if i := strings.Index(h, want); i < 0 || i > unfair {
+			t.Errorf("the first screen lacks %q", want)
+		}
+	}
+	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.53, 1.90] worse</li>") {
 		t.Error("report.html lacks the verdict of jvm-g1 against go in words")
 	}
-	// Two folded parts: the failed checks' details under their one-line
-	// summary, before any chart, and the environment, after every chart.
-	first := strings.Index(h, "<details>")
-	if figure := strings.Index(h, "<figure"); !(first >= 0 && strings.Contains(h[first:], "Details of the failed checks") && first < figure) {
-		t.Errorf("the failed checks' details are not folded before the first chart: <details> %d, figure %d", first, figure)
+	// The failed checks' details are folded under their one-line summary.
+	if first := strings.Index(h[unfair:], "<details>"); first < 0 || !strings.Contains(h[unfair+first:], "Details of the failed checks") {
+		t.Error("the failed checks' details are not folded under their summary")
 	}
 	open, env := strings.LastIndex(h, "<details>"), strings.Index(h, "environment table")
 	closed := strings.LastIndex(h, "</details>")
-	if !(open >= 0 && open < env && env < closed) {
-		t.Errorf("the environment table is not folded in <details>: <details> %d, table %d, </details> %d", open, env, closed)
-	}
-	if strings.Count(h, "<details>") != 2 || env < strings.LastIndex(h, "<figure") {
-		t.Error("the environment is not the last folded part, after every chart")
+	if !(open >= 0 && open < env && env < closed) || env < strings.LastIndex(h, "<figure") {
+		t.Errorf("the environment table is not the last folded part, after every chart: <details> %d, table %d, </details> %d", open, env, closed)
 	}
 }
 

@@ -75,7 +75,7 @@ type Result struct {
 
 // chartPrefixes name the files Run owns in the output directory: stale
 // charts of an earlier report with these prefixes are removed.
-var chartPrefixes = []string{"radar-", "throughput-", "p99-", "spectrum-", "rampup-", "heap-"}
+var chartPrefixes = []string{"decisions", "radar-", "throughput-", "p99-", "spectrum-", "rampup-", "heap-"}
 
 // Run reports on the run directory dir.
 func Run(dir string, o Options) (Result, error) {
@@ -185,10 +185,13 @@ func build(t *analysis.Tables, baseline string) (*doc, []string) {
 			notes = append(notes, baselineNote(b))
 		}
 	}
-	// A failed fairness check is said first, in one line each, so that no
-	// number is read before its caveat; then pictures and verdicts lead,
-	// per batch; the tables of numbers follow; the fairness table, then the
+	// The decisions and their forest plot come first: the answer; then
+	// each problem in one line (a failed fairness check, a busy machine, a
+	// missing table), so that no number below is read before its caveat;
+	// then pictures and verdicts per batch, with the notes on steadiness
+	// folded; the tables of numbers follow; the fairness table, then the
 	// environment (folded in HTML) close the report.
+	decisionsSection(d, batches)
 	if len(shown) > 0 {
 		d.h(2, "Notes")
 		d.list(shown)

@@ -95,37 +95,41 @@ func unsteady(b *analysis.Batch, g *analysis.RepeatSet) string {
 	return setWho(b, g, us) + " " + notSteady(us[0])
 }
 
-// biasNote is what a comparison of candidate g against base says when a
-// cell of either was not steady; "" when both were.
+// biasNote is what a comparison of candidate g against base says when
+// starts of either were left out, their load never steady; "" when none
+// was. A start that drifted inside its kept window counts, its drift in
+// its own interval: that is a note on the measurement, folded below.
 func biasNote(b *analysis.Batch, base, g *analysis.RepeatSet) string {
 	var who []string
 	for _, s := range []*analysis.RepeatSet{base, g} {
-		if us := analysis.UnsteadyCells(s); len(us) > 0 {
+		if us := analysis.NeverSteadyCells(s); len(us) > 0 {
 			who = append(who, setWho(b, s, us))
 		}
 	}
 	if len(who) == 0 {
 		return ""
 	}
-	return "biased: " + strings.Join(who, " and ") + " not steady in the kept window"
+	return "left out: " + strings.Join(who, " and ") + " never steady"
 }
 
-// steadyLead says, at the top of a batch, which cells were not steady and
-// which comparisons that biases; nothing when every cell was steady.
+// steadyLead notes, folded at the top of a batch, which cells were not
+// steady in their kept window and what that does to the decisions;
+// nothing when every cell was steady. Steadiness is a note on the
+// measurement, not a problem of the comparison: a drift counts as noise
+// within its start and widens the intervals.
 func steadyLead(d *doc, b *analysis.Batch) {
 	var items []string
+	n := 0
 	for _, p := range b.Points {
 		for _, v := range b.Variants {
-			s := unsteady(b, b.RepeatSet(v, p))
-			switch {
-			case s == "":
+			g := b.RepeatSet(v, p)
+			s := unsteady(b, g)
+			if s == "" {
 				continue
-			case b.Baseline == nil:
-				s += ": its comparisons at " + p.Label() + " are biased"
-			case v == b.Baseline:
-				s += ": every ratio against it at " + p.Label() + " is biased"
-			default:
-				s += ": its ratio against " + b.Baseline.Label + " is biased"
+			}
+			n += len(analysis.UnsteadyCells(g))
+			if never := analysis.NeverSteadyCells(g); len(never) > 0 {
+				s += fmt.Sprintf("; %d never steady, left out of the decisions", len(never))
 			}
 			items = append(items, s)
 		}
@@ -133,8 +137,9 @@ func steadyLead(d *doc, b *analysis.Batch) {
 	if len(items) == 0 {
 		return
 	}
-	d.p("Not steady: measured cells of this batch whose load was not in a steady state during their kept window. Their numbers are biased, and so is every comparison they are in (see Steady state below):")
+	d.fold(fmt.Sprintf("Notes on steadiness: %d start(s) of this batch not steady in their kept window (a drift counts as noise within its start and widens its interval; a start never steady is left out)", n))
 	d.list(items)
+	d.foldEnd()
 }
 
 // fmtDrift is a kept window's drift, its last third against its first.
@@ -187,7 +192,7 @@ func steadySection(d *doc, t *analysis.Tables, b *analysis.Batch) {
 		if n == 0 {
 			d.p("Every measured cell's kept window was steady in throughput and p99.")
 		} else {
-			d.p("%d of %d measured cells were not steady in their kept window: marked NO below.", n, len(cells))
+			d.p("%d of %d measured cells were not steady in their kept window: marked NO below. Their drift counts as noise within the start (it widens that start's interval); a cell whose load never became steady is left out of the decisions.", n, len(cells))
 		}
 	}
 	ramps(d, t, b)

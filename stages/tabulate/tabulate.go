@@ -148,7 +148,9 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 	if err := tb.batches.send(ctx, batches...); err != nil {
 		return err
 	}
-	s.Comparisons = datasets.CompareRun(tb.rows, batches, func(name string) bool { return in.plan.Batch(name).PairedByRound() })
+	s.Comparisons = datasets.CompareRun(tb.rows, batches, func(name string) (*pipeline.Batch, pipeline.BatchRounds) {
+		return in.plan.Batch(name), in.rounds[name]
+	})
 	s.Busy = datasets.Busy(tb.rows)
 	if err := tb.comparisons.send(ctx, s.Comparisons...); err != nil {
 		return err
@@ -422,8 +424,20 @@ func readEnvironment(rd *pipeline.RunDir) (*pipeline.Environment, error) {
 }
 
 // ReadFairness reads the run's fairness.json (a JSON array of
-// datasets.FairnessCheck); none when the file does not exist.
+// datasets.FairnessCheck); none when the file does not exist. The
+// steady_state rows that runs of schema 6 and before wrote are left out:
+// steadiness is a note on the measurement (the cells table has it), not
+// a fairness check, and marks no cell unfair.
 func ReadFairness(rd *pipeline.RunDir) ([]datasets.FairnessCheck, error) {
+	rows, err := readFairness(rd)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(rows, func(r datasets.FairnessCheck) bool { return r.Check == "steady_state" }), nil
+}
+
+// readFairness reads fairness.json as it is.
+func readFairness(rd *pipeline.RunDir) ([]datasets.FairnessCheck, error) {
 	path := rd.Path(datasets.FairnessFile)
 	b, err := rd.ReadFile(datasets.FairnessFile, runfs.JSON)
 	if errors.Is(err, fs.ErrNotExist) {

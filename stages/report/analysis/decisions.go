@@ -274,3 +274,36 @@ func (b *Batch) Dimension(v *Variant, m Metric) Dimension {
 	}
 	return d
 }
+
+// Compare decides metric m of candidate repeat set s against baseline
+// repeat set base: the comparisons table's row where the run has one (the
+// batch's declared baseline), else decided the same way (datasets.Decide)
+// from the two sets' cells, as for --baseline or between two candidates.
+func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
+	if r, ok := b.rows[rowKey(s.Point.Label(), s.Variant.Label, base.Variant.Label, m.Cmp)]; ok {
+		return r
+	}
+	dm, _ := datasets.MetricNamed(m.Cmp)
+	d := b.Design()
+	d.Confidence = b.confidence
+	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, d)
+}
+
+// Confidence is the level of the batch's comparisons table rows: 0.95,
+// or a sequential look's.
+func (b *Batch) Confidence() float64 {
+	if b.confidence == 0 {
+		return 0.95
+	}
+	return b.confidence
+}
+
+// Design is the batch's margins, as declared (the plain margin and those
+// per metric), at 95%.
+func (b *Batch) Design() datasets.Design {
+	d := datasets.Design{Margin: b.Noise}
+	if b.Plan != nil {
+		d.Margins = b.Plan.Fairness.Margins
+	}
+	return d
+}

@@ -135,7 +135,7 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 	busy := busySides(base.Measured, cand.Measured)
 	for _, k := range CompareMetrics {
 		m, _ := datasets.MetricNamed(MetricByKey(k).Cmp)
-		d := datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Noise, false)
+		d := datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Design())
 		if busy != "" && d.Verdict != stats.Undecided {
 			// Inside a run, rounds spread other work over the variants
 			// and it widens the intervals; between two runs it lands on

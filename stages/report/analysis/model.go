@@ -272,6 +272,10 @@ type Batch struct {
 	// Noise is the declared margin: the smallest relative difference
 	// that matters (batches table noise_band).
 	Noise float64
+	// confidence is the level of the batch's comparisons table rows (a
+	// sequential look's, with adaptive repeats), for the decisions the
+	// report makes the same way against another baseline.
+	confidence float64
 	// Baseline is the baseline variant; nil leaves the batch without
 	// ratios. BaselineName is the name asked for ("" when none was) and
 	// BaselineFrom who asked: "--baseline" or "the batch's declared
@@ -460,18 +464,6 @@ func WindowsOf(cells []datasets.Cell, batch string) []Window {
 	return out
 }
 
-// Compare decides metric m of candidate repeat set s against baseline
-// repeat set base: the comparisons table's row where the run has one (the
-// batch's declared baseline), else decided the same way (datasets.Decide)
-// from the two sets' cells, as for --baseline or between two candidates.
-func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
-	if r, ok := b.rows[rowKey(s.Point.Label(), s.Variant.Label, base.Variant.Label, m.Cmp)]; ok {
-		return r
-	}
-	dm, _ := datasets.MetricNamed(m.Cmp)
-	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, b.Noise, b.Plan.PairedByRound())
-}
-
 func rowKey(point, candidate, baseline, metric string) string {
 	return strings.Join([]string{point, candidate, baseline, metric}, "\x00")
 }
@@ -480,6 +472,11 @@ func rowKey(point, candidate, baseline, metric string) string {
 // chosen baseline.
 func (b *Batch) takeRows(rows []datasets.Comparison) {
 	b.rows = map[string]datasets.Comparison{}
+	for _, r := range rows {
+		if r.Batch == b.Name {
+			b.confidence = r.Confidence // one look's, the same in every row of the batch
+		}
+	}
 	if b.Baseline == nil {
 		return
 	}

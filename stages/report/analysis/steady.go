@@ -47,6 +47,22 @@ func UnsteadyCells(g *RepeatSet) []*datasets.Cell {
 	return out
 }
 
+// NeverSteadyCells are the measured cells of repeat set g whose load
+// never became steady (datasets.NeverSteady): those the decisions leave
+// out.
+func NeverSteadyCells(g *RepeatSet) []*datasets.Cell {
+	if g == nil {
+		return nil
+	}
+	var out []*datasets.Cell
+	for _, c := range g.Measured {
+		if datasets.NeverSteady(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // MeasuredCells are the measured cells of the batch, variant by variant
 // and point by point, and whether any of them has a steady-state
 // analysis.

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"yardstick/stages/report/analysis"
+	"yardstick/stats"
+)
+
+// The report's first screen is its answer: a table of the decisions on
+// throughput and p99 of every batch with a baseline (comparison, metric,
+// ratio, interval, outcome), and their forest plot, before any caveat
+// or number. The decisions are the analysis model's (analysis.Batch's
+// Compare); this file only formats them.
+
+// headlineMetrics are the metrics of the first screen: those whose
+// decisions stop adaptive repeats.
+var headlineMetrics = []string{"rps", "p99"}
+
+// decisionsSection writes the first screen's decisions; nothing when no
+// batch has a baseline.
+func decisionsSection(d *doc, batches []*analysis.Batch) {
+	var rows [][]string
+	ch := &forestChart{title: "Decisions: ratios to the baseline with their intervals"}
+	conf := 0.95
+	for _, b := range batches {
+		if b.Baseline == nil {
+			continue
+		}
+		conf = max(conf, b.Confidence())
+		for _, p := range b.Points {
+			base := b.RepeatSet(b.Baseline, p)
+			if base == nil {
+				continue
+			}
+			for _, v := range b.Variants {
+				g := b.RepeatSet(v, p)
+				if g == nil || v == b.Baseline {
+					continue
+				}
+				who := fmt.Sprintf("%s vs %s at %s", v.Label, b.Baseline.Label, p.Label())
+				if len(batches) > 1 {
+					who = b.Name + ": " + who
+				}
+				for _, k := range headlineMetrics {
+					m := metricByKey(k)
+					c := b.Compare(m, base, g)
+					rows = append(rows, decisionRow(who, m.Title, c.Ratio, c.CILow, c.CIHigh, c.Verdict, c.ShortReason()))
+					if len(ch.rows) < maxForestRows {
+						ch.rows = append(ch.rows, forestRow{label: who + " " + m.Title, c: c})
+					}
+				}
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	d.h(2, "Decisions")
+	level := "95% interval"
+	if conf > 0.95+1e-9 {
+		level = fmt.Sprintf("interval (up to %.1f%%: adaptive repeats spend the 5%% error over their looks)", 100*conf)
+	}
+	d.table("Candidate / baseline of the means over the starts, with its "+level+"; better or worse beyond the margin, equivalent inside it, else undecided (why, in the last column)",
+		[]string{"comparison", "metric", "ratio", "interval", "outcome", "why undecided"}, rows)
+	d.chart(&chartFile{File: "decisions.svg", Title: ch.title, SVG: ch.svg()})
+}
+
+// decisionRow is one row of the decisions table.
+func decisionRow(who, metric string, ratio, lo, hi *float64, verdict, why string) []string {
+	r, iv := "-", "-"
+	if ratio != nil {
+		r = fmtRatio(*ratio)
+	}
+	if lo != nil && hi != nil {
+		iv = fmt.Sprintf("[%s, %s]", strings.TrimSuffix(fmtRatio(*lo), "x"), strings.TrimSuffix(fmtRatio(*hi), "x"))
+	}
+	if verdict != stats.Undecided {
+		why = ""
+	}
+	return []string{who, metric, r, iv, verdict, why}
+}
