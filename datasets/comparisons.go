@@ -181,13 +181,23 @@ func Starts(cells []*Cell, m Metric) []stats.Start {
 	return out
 }
 
-// NeverSteady says a cell's load never reached a steady state: its
-// throughput series has no final steady segment of the changepoint
-// search's minimum length, or its analysis could not run. Such a cell's
-// load figures are left out of the decisions, and the comparisons say
-// how many were; nothing else leaves a measured cell out.
+// NeverSteady says a cell's load never reached a steady segment of the
+// minimum length: its steady-state analysis could not run, or its
+// throughput series has no final steady segment (no_steady_state) while
+// nothing else saw one either. An adaptive warm-up that ended before its
+// cap ended because it saw steadyFor of steady load: such a cell reached
+// a steady state, whatever the series does later (a drift inside the
+// kept window widens the start's interval). Such cells' load figures are
+// left out of the decisions, and the comparisons say how many were;
+// nothing else leaves a measured cell out.
 func NeverSteady(c *Cell) bool {
-	return c.SteadyError != nil || (c.SteadyClass != nil && *c.SteadyClass == pipeline.SteadyNone)
+	if c.SteadyError != nil {
+		return true
+	}
+	if c.WarmupAuto != nil && *c.WarmupAuto && (c.WarmupCapped == nil || !*c.WarmupCapped) {
+		return false
+	}
+	return c.SteadyClass != nil && *c.SteadyClass == pipeline.SteadyNone
 }
 
 // A Design is what a batch's decisions take besides the cells: the

@@ -16,7 +16,9 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"yardstick/pipeline/cpuset"
 )
@@ -77,6 +79,9 @@ type Batch struct {
 	// RepeatsBudget is spent); rounds.json says how many ran.
 	RepeatsMin    int      `json:"repeats_min,omitempty"`
 	RepeatsBudget Duration `json:"repeats_budget,omitempty"`
+	// RepeatsUntil are the metrics whose comparisons must all be decided
+	// for adaptive repeats to stop; empty is DefaultUntil.
+	RepeatsUntil []string `json:"repeats_until,omitempty"`
 	// Processors is the batch's effective processor budget.
 	Processors int       `json:"processors"`
 	Windows    Windows   `json:"windows"`
@@ -218,6 +223,33 @@ type Cell struct {
 	Point    Point    `json:"point"`
 	Argv     []string `json:"argv"`
 	Env      []string `json:"env"`
+}
+
+// DefaultUntil are the metrics whose decisions stop adaptive repeats
+// when a batch names none.
+var DefaultUntil = []string{"throughput", "latency_p99"}
+
+// Until are the metrics whose decisions stop the batch's adaptive
+// repeats.
+func (b *Batch) Until() []string {
+	if len(b.RepeatsUntil) == 0 || slices.Equal(b.RepeatsUntil, DefaultUntil) {
+		return DefaultUntil
+	}
+	return b.RepeatsUntil
+}
+
+// UntilWords names the metrics that stop the batch's adaptive repeats:
+// "throughput and p99", "throughput".
+func (b *Batch) UntilWords() string {
+	u := b.Until()
+	names := make([]string, len(u))
+	for i, m := range u {
+		names[i] = strings.TrimPrefix(m, "latency_")
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Adaptive says the batch's repeats run until decided.

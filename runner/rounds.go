@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"yardstick/datasets"
@@ -19,12 +20,9 @@ import (
 // from the checkpoints so far ([Look]: datasets.CompareBatch, the same
 // decisions as the comparisons table's, at the confidence of the round's
 // look of the sequential design, stats.Sequential), and the batch stops
-// once every throughput and p99 comparison is better, worse or
-// equivalent, at max rounds, or when its budget is spent.
+// once every comparison of the metrics it names (repeats.until:
+// throughput and p99 by default) is better, worse or equivalent, at max rounds, or when its budget is spent.
 // rounds/<batch>.json records how many ran.
-
-// decidedMetrics are the metrics whose decisions stop the rounds.
-var decidedMetrics = []string{"throughput", "latency_p99"}
 
 // runCells runs the plan's cells without a checkpoint: the batches with a
 // fixed number of repeats in one pass, then each batch with adaptive
@@ -118,32 +116,33 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 		return fmt.Errorf("batch %s, round %d: %w", b.Name, r, err)
 	}
 	undecided := undecidedAfter(b, rows, r, st)
+	u := b.UntilWords()
 	// No comparison at all (every cell of the baseline, or of every
 	// candidate, failed so far) decides nothing: more starts may measure.
 	none := st.Comparisons == 0
 	switch {
 	case none && r >= last:
 		st.Stopped = pipeline.RoundsMax
-		fmt.Fprintf(w, "batch %s: no throughput or p99 comparison after %d rounds (max): no measured cell of the baseline or of any candidate\n", b.Name, r)
+		fmt.Fprintf(w, "batch %s: no comparison of %s after %d rounds (max): no measured cell of the baseline or of any candidate\n", b.Name, u, r)
 	case none && r >= st.Min && b.Over(st.Elapsed.D()):
 		st.Stopped = pipeline.RoundsBudget
-		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; no throughput or p99 comparison (no measured cell of the baseline or of any candidate)\n", b.Name, b.RepeatsBudget.D(), r)
+		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; no comparison of %s (no measured cell of the baseline or of any candidate)\n", b.Name, b.RepeatsBudget.D(), r, u)
 	case none:
-		fmt.Fprintf(w, "batch %s: round %d of %d to %d: no throughput or p99 comparison yet (no measured cell of the baseline or of any candidate); next round\n", b.Name, r, st.Min, last)
+		fmt.Fprintf(w, "batch %s: round %d of %d to %d: no comparison of %s yet (no measured cell of the baseline or of any candidate); next round\n", b.Name, r, st.Min, last, u)
 	case r >= st.Min && st.Undecided == 0:
 		st.Stopped = pipeline.RoundsDecided
-		fmt.Fprintf(w, "batch %s: round %d: all %d throughput and p99 comparisons decided; no more rounds\n", b.Name, r, st.Comparisons)
+		fmt.Fprintf(w, "batch %s: round %d: all %d %s comparisons decided; no more rounds\n", b.Name, r, st.Comparisons, u)
 	case r >= last:
 		st.Stopped = pipeline.RoundsMax
-		fmt.Fprintf(w, "batch %s: %d of %d throughput and p99 comparisons still undecided after %d rounds (max):\n", b.Name, st.Undecided, st.Comparisons, r)
+		fmt.Fprintf(w, "batch %s: %d of %d %s comparisons still undecided after %d rounds (max):\n", b.Name, st.Undecided, st.Comparisons, u, r)
 		for _, u := range undecided {
 			fmt.Fprintf(w, "  %s %s vs %s, %s: %s\n", u.Point, u.Candidate, u.Baseline, u.Metric, u.Reason)
 		}
 	case r >= st.Min && b.Over(st.Elapsed.D()):
 		st.Stopped = pipeline.RoundsBudget
-		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; %d of %d throughput and p99 comparisons undecided\n", b.Name, b.RepeatsBudget.D(), r, st.Undecided, st.Comparisons)
+		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; %d of %d %s comparisons undecided\n", b.Name, b.RepeatsBudget.D(), r, st.Undecided, st.Comparisons, u)
 	default:
-		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d throughput and p99 comparisons undecided%s; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons, guidance(undecided))
+		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d %s comparisons undecided%s; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons, u, guidance(undecided))
 	}
 	// Undecided on a busy machine: say so, since more rounds of the same
 	// are then not what would decide.
@@ -169,7 +168,7 @@ func guidance(undecided []datasets.Comparison) string {
 	return " (" + stats.MoreStartsWords(more) + ")"
 }
 
-// undecidedAfter decides the batch's throughput and p99 comparisons on
+// undecidedAfter decides the batch's comparisons that stop it on
 // the cells measured after round r, counts them into st, and returns the
 // undecided ones.
 func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, r int, st *pipeline.BatchRounds) []datasets.Comparison {
@@ -178,7 +177,7 @@ func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, r int, st *pipeline
 	return undecided
 }
 
-// Look decides batch b's throughput and p99 comparisons on its cells
+// Look decides batch b's comparisons that stop its rounds on its cells
 // measured after round r, as the comparisons table will
 // (datasets.CompareLooks: each look at its own confidence, a comparison
 // decided at an earlier look kept): all of them, and the undecided ones.
@@ -195,7 +194,7 @@ func Look(b *pipeline.Batch, rows []datasets.Cell, r int) (all, undecided []data
 		return nil, nil
 	}
 	for _, c := range datasets.CompareLooks(b, cells, base, pipeline.BatchRounds{Ran: r}) {
-		if c.Metric != decidedMetrics[0] && c.Metric != decidedMetrics[1] {
+		if !slices.Contains(b.Until(), c.Metric) {
 			continue
 		}
 		all = append(all, c)

@@ -45,10 +45,10 @@ func TestDecideRoundWithoutComparisons(t *testing.T) {
 		if strings.Contains(out, "decided") {
 			t.Errorf("round %d: %q claims a decision on no comparison", r, out)
 		}
-		if r < 4 && (st.Stopped != "" || !strings.Contains(out, "no throughput or p99 comparison yet")) {
+		if r < 4 && (st.Stopped != "" || !strings.Contains(out, "no comparison of throughput and p99 yet")) {
 			t.Errorf("round %d: stopped %q, said %q; want the next round", r, st.Stopped, out)
 		}
-		if r == 4 && (st.Stopped != pipeline.RoundsMax || !strings.Contains(out, "no throughput or p99 comparison after 4 rounds (max)")) {
+		if r == 4 && (st.Stopped != pipeline.RoundsMax || !strings.Contains(out, "no comparison of throughput and p99 after 4 rounds (max)")) {
 			t.Errorf("last round: stopped %q, said %q", st.Stopped, out)
 		}
 		if strings.Contains(out, "busy") {

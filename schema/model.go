@@ -71,6 +71,8 @@ type Batch struct {
 	// budget; 0 for a plain number.
 	RepeatsMin    int
 	RepeatsBudget pipeline.Duration
+	// RepeatsUntil are the metrics whose decisions stop the rounds.
+	RepeatsUntil []string
 	Windows       pipeline.Windows
 	Placement     pipeline.Placement
 	Processors    int // 0: not declared
@@ -326,6 +328,7 @@ func decodeExperiments(v cue.Value, raw *cue.Value, def *Definition) Problems {
 type jsonRepeats struct {
 	Min, Max int
 	Budget   pipeline.Duration
+	Until    []string
 }
 
 func (r *jsonRepeats) UnmarshalJSON(b []byte) error {
@@ -336,11 +339,12 @@ func (r *jsonRepeats) UnmarshalJSON(b []byte) error {
 		Min    int               `json:"min"`
 		Max    int               `json:"max"`
 		Budget pipeline.Duration `json:"budget"`
+		Until  []string          `json:"until"`
 	}
 	if err := json.Unmarshal(b, &a); err != nil {
 		return fmt.Errorf("repeats: want a number or {min, max, budget}: %w", err)
 	}
-	r.Min, r.Max, r.Budget = a.Min, a.Max, a.Budget
+	r.Min, r.Max, r.Budget, r.Until = a.Min, a.Max, a.Budget, a.Until
 	return nil
 }
 
@@ -389,7 +393,7 @@ func decodeExperiment(name string, v, raw cue.Value) (*Experiment, Problems) {
 	for bn, jb := range je.Batches {
 		bt := &Batch{
 			Name: bn, Description: jb.Description, Workload: jb.Workload.convert(), Repeats: jb.Repeats.Max,
-			RepeatsMin: jb.Repeats.Min, RepeatsBudget: jb.Repeats.Budget,
+			RepeatsMin: jb.Repeats.Min, RepeatsBudget: jb.Repeats.Budget, RepeatsUntil: jb.Repeats.Until,
 			Windows: jb.Windows.convert(), Processors: jb.Processors,
 			Fairness: jb.Fairness.convert(), Baseline: jb.Baseline, ColdStarts: jb.ColdStarts,
 			Sampling: jb.Sampling.convert(), Order: jb.Order, Seed: jb.Seed,

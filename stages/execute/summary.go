@@ -45,7 +45,7 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 			cold = fmt.Sprintf("%.0f ms", cp.ColdStart.MedianMS)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", c.Name, cp.Status, l.RPS,
-			us(l.Latency.P50), us(l.Latency.P99), us(l.Latency.P999), us(l.Latency.Max), l.Errors, rss, cpu, cold, steadyText(cp.Steady))
+			us(l.Latency.P50), us(l.Latency.P99), us(l.Latency.P999), us(l.Latency.Max), l.Errors, rss, cpu, cold, steadyText(cp))
 	}
 	return tw.Flush()
 }
@@ -53,13 +53,18 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 // steadyText is the cell's time to steady state; "drifted" when its kept
 // window drifted in throughput (it counts, with a wider interval of its
 // own); "never" when its load never became steady (left out of the
-// decisions); "?" without an analysis.
-func steadyText(st *pipeline.Steady) string {
+// decisions, datasets.NeverSteady: no steady segment, and no adaptive
+// warm-up that saw one); "?" without an analysis.
+func steadyText(cp *pipeline.Checkpoint) string {
+	st := cp.Steady
+	sawSteady := cp.Window != nil && cp.Window.Auto && !cp.Window.WarmupCapped
 	switch {
 	case st == nil || st.Error != "":
 		return "?"
-	case st.Throughput.Class == pipeline.SteadyNone:
+	case st.Throughput.Class == pipeline.SteadyNone && !sawSteady:
 		return "never"
+	case st.Throughput.Class == pipeline.SteadyNone:
+		return "drifted"
 	case !st.Throughput.KeptSteady:
 		return "drifted"
 	case st.StartUS < 0:

@@ -11,6 +11,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"yardstick/pipeline"
 	"yardstick/schema"
@@ -68,6 +69,7 @@ func expandBatch(ctx context.Context, e *schema.Experiment, b *schema.Batch, opt
 		Repeats:       b.Repeats,
 		RepeatsMin:    b.RepeatsMin,
 		RepeatsBudget: b.RepeatsBudget,
+		RepeatsUntil:  until(b.RepeatsUntil),
 		Processors:    schema.Processors(b),
 		Windows:       b.Windows,
 		Placement:     b.Placement,
@@ -169,4 +171,13 @@ func estimate(b pipeline.Batch, cells []pipeline.Cell) float64 {
 		s += (b.Windows.MaxWarmup() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()).Seconds()
 	}
 	return s + float64(len(starts))*b.Windows.ServiceWarmup.D().Seconds()
+}
+
+// until is a batch's RepeatsUntil as the plan keeps it: nil for the
+// default, so that plans and their hashes stay as they were.
+func until(metrics []string) []string {
+	if slices.Equal(metrics, pipeline.DefaultUntil) {
+		return nil
+	}
+	return metrics
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,7 +132,16 @@ func writeProcess(b *strings.Builder, p *pipeline.Process, indent string) {
 
 func fairnessText(b *pipeline.Batch) string {
 	f := b.Fairness
-	parts := []string{fmt.Sprintf("margin ±%s", pct(f.Noise))}
+	margin := fmt.Sprintf("margin ±%s", pct(f.Noise))
+	if len(f.Margins) > 0 {
+		names := slices.Sorted(maps.Keys(f.Margins))
+		own := make([]string, len(names))
+		for i, n := range names {
+			own[i] = fmt.Sprintf("%s ±%s", n, pct(f.Margins[n]))
+		}
+		margin = "margins " + strings.Join(own, ", ") + fmt.Sprintf(", every other metric ±%s", pct(f.Noise))
+	}
+	parts := []string{margin}
 	if f.EventLoops > 0 {
 		parts = append(parts, fmt.Sprintf("event loops %d", f.EventLoops))
 	}
@@ -177,7 +188,11 @@ func repeatsText(b *pipeline.Batch) string {
 	if !b.Adaptive() {
 		return fmt.Sprint(b.Repeats)
 	}
-	s := fmt.Sprintf("%d to %d rounds until throughput and p99 are decided", b.RepeatsMin, b.Repeats)
+	verb := " are"
+	if len(b.Until()) == 1 {
+		verb = " is"
+	}
+	s := fmt.Sprintf("%d to %d rounds until %s%s decided", b.RepeatsMin, b.Repeats, b.UntilWords(), verb)
 	if b.RepeatsBudget > 0 {
 		s += fmt.Sprintf(" (budget %s)", b.RepeatsBudget.D())
 	}

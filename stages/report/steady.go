@@ -137,7 +137,8 @@ func steadyLead(d *doc, b *analysis.Batch) {
 	if len(items) == 0 {
 		return
 	}
-	d.fold(fmt.Sprintf("Notes on steadiness: %d start(s) of this batch not steady in their kept window (a drift counts as noise within its start and widens its interval; a start never steady is left out)", n))
+	d.fold(fmt.Sprintf("Notes on steadiness (%d start(s))", n))
+	d.p("Notes on steadiness: %d start(s) of this batch not steady in their kept window. A drift counts as noise within its start and widens that start's interval; a start whose load never became steady is left out of the decisions.", n)
 	d.list(items)
 	d.foldEnd()
 }
