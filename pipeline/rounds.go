@@ -42,6 +42,10 @@ type BatchRounds struct {
 	// Fixed, set by rerun, runs exactly this many rounds: as many as the
 	// run it reruns ran.
 	Fixed int `json:"fixed,omitempty"`
+	// Measures are the measure windows of the rounds so far, round 1
+	// first, with windows.measure "auto" (chosen before each round from
+	// the starts before it); a rerun measures the same.
+	Measures []Duration `json:"measures,omitempty"`
 }
 
 // Rounds are the adaptive batches' rounds files, by batch name.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -67,7 +68,13 @@ type Windows struct {
 	WarmupMax  Duration `json:"warmupMax,omitempty"`
 	SteadyFor  Duration `json:"steadyFor,omitempty"`
 	// Measure is the measured load; its first DiscardHead is dropped.
+	// With MeasureAuto it is the first round's window (FirstMeasure), and
+	// each later round's is chosen from the batch's starts so far, between
+	// MeasureMin and MeasureMax (runner: the cost-optimal window).
 	Measure      Duration `json:"measure"`
+	MeasureAuto  bool     `json:"measureAuto,omitempty"`
+	MeasureMin   Duration `json:"measureMin,omitempty"`
+	MeasureMax   Duration `json:"measureMax,omitempty"`
 	DiscardHead  Duration `json:"discardHead"`
 	ReadyTimeout Duration `json:"readyTimeout"`
 }
@@ -138,8 +145,19 @@ func (w Windows) String() string {
 	if w.WarmupAuto {
 		warmup = fmt.Sprintf("auto (until steady for %s, at most %s)", w.SteadyFor, w.WarmupMax)
 	}
+	measure := w.Measure.String()
+	if w.MeasureAuto {
+		measure = fmt.Sprintf("auto (cost-optimal from the batch's own starts, %s to %s; %s until the starts say)", w.MeasureMin, w.MeasureMax, w.Measure)
+	}
 	return fmt.Sprintf("service warm-up %s, warm-up %s, measure %s, discard head %s, ready timeout %s",
-		w.ServiceWarmup, warmup, w.Measure, w.DiscardHead, w.ReadyTimeout)
+		w.ServiceWarmup, warmup, measure, w.DiscardHead, w.ReadyTimeout)
+}
+
+// FirstMeasure is an automatic window's length before the starts say
+// anything: the geometric mean of MeasureMin and MeasureMax, to 100 ms.
+func (w Windows) FirstMeasure() Duration {
+	g := math.Sqrt(float64(w.MeasureMin) * float64(w.MeasureMax))
+	return Duration(time.Duration(math.Round(g/1e8)) * 100 * time.Millisecond)
 }
 
 // MaxWarmup is the longest warm-up a cell may take: Warmup, or WarmupMax

@@ -69,7 +69,11 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 		if st.Fixed > 0 {
 			eo.Stage = fmt.Sprintf("%s round %d of %d:", b.Name, r, last)
 		}
-		rs, err := execute.Run(ctx, rd, p, eo)
+		rp, err := roundPlan(rd, p, b, &st, r, eo.Progress)
+		if err != nil {
+			return sum, err
+		}
+		rs, err := execute.Run(ctx, rd, rp, eo)
 		sum.Add(rs)
 		if err != nil || rs.Interrupted {
 			return sum, err

@@ -32,7 +32,10 @@ type Components struct {
 // service waits longer), with the components of each metric, decided
 // with the batch's margins from Min to Max rounds.
 type SimModel struct {
-	Min, Max   int
+	Min, Max int
+	// Until are the metrics whose decisions stop the rounds (repeats.until;
+	// empty: throughput and p99).
+	Until      []string
 	Margin     float64
 	Margins    map[string]float64
 	Ratio      float64
@@ -73,7 +76,7 @@ func (r SimResult) MedianRounds() float64 {
 func Simulate(m SimModel, trials int, seed uint64) SimResult {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	b := &pipeline.Batch{Name: "sim", Baseline: "base", Repeats: m.Max, RepeatsMin: m.Min,
-		Fairness: pipeline.Fairness{Noise: m.Margin, Margins: m.Margins}}
+		Fairness: pipeline.Fairness{Noise: m.Margin, Margins: m.Margins}, RepeatsUntil: m.Until}
 	if m.Min >= m.Max {
 		b.RepeatsMin = 0 // one look: a fixed number of starts
 	}

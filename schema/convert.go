@@ -44,22 +44,29 @@ type jsonWindows struct {
 	Warmup        jsonWarmup   `json:"warmup"`
 	WarmupMax     jsonDuration `json:"warmupMax"`
 	SteadyFor     jsonDuration `json:"steadyFor"`
-	Measure       jsonDuration `json:"measure"`
+	Measure       jsonWarmup   `json:"measure"`
+	MeasureMin    jsonDuration `json:"measureMin"`
+	MeasureMax    jsonDuration `json:"measureMax"`
 	DiscardHead   jsonDuration `json:"discardHead"`
 	ReadyTimeout  jsonDuration `json:"readyTimeout"`
 }
 
 func (w jsonWindows) convert() pipeline.Windows {
-	return pipeline.Windows{
+	out := pipeline.Windows{
 		ServiceWarmup: w.ServiceWarmup.convert(),
 		Warmup:        w.Warmup.d.convert(),
 		WarmupAuto:    w.Warmup.auto,
 		WarmupMax:     w.WarmupMax.convert(),
 		SteadyFor:     w.SteadyFor.convert(),
-		Measure:       w.Measure.convert(),
+		Measure:       w.Measure.d.convert(),
 		DiscardHead:   w.DiscardHead.convert(),
 		ReadyTimeout:  w.ReadyTimeout.convert(),
 	}
+	if w.Measure.auto {
+		out.MeasureAuto, out.MeasureMin, out.MeasureMax = true, w.MeasureMin.convert(), w.MeasureMax.convert()
+		out.Measure = out.FirstMeasure()
+	}
+	return out
 }
 
 type jsonPlacement struct {

@@ -73,17 +73,17 @@ type Batch struct {
 	RepeatsBudget pipeline.Duration
 	// RepeatsUntil are the metrics whose decisions stop the rounds.
 	RepeatsUntil []string
-	Windows       pipeline.Windows
-	Placement     pipeline.Placement
-	Processors    int // 0: not declared
-	Fairness      pipeline.Fairness
-	Baseline      string
-	ColdStarts    int
-	Sampling      pipeline.Sampling
-	Include       []Match
-	Exclude       []Match
-	Order         string
-	Seed          int64
+	Windows      pipeline.Windows
+	Placement    pipeline.Placement
+	Processors   int // 0: not declared
+	Fairness     pipeline.Fairness
+	Baseline     string
+	ColdStarts   int
+	Sampling     pipeline.Sampling
+	Include      []Match
+	Exclude      []Match
+	Order        string
+	Seed         int64
 
 	// CPULists are placement's CPU lists as the definition wrote them,
 	// for validate to parse and quote.

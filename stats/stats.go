@@ -45,3 +45,33 @@ func Spread(xs []float64) float64 {
 	}
 	return (slices.Max(xs) - slices.Min(xs)) / math.Abs(m)
 }
+
+// Mean is the mean of xs; NaN for none.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// OptimalWindow is the cost-optimal length of a measure window, in
+// seconds, of a two-level experiment (Kalibera and Jones, "Rigorous
+// Benchmarking in Reasonable Time", ISMM 2013): with startCost seconds
+// per start, withinPerSecond the variance of one second of window and
+// between the variance between starts, the variance of the mean per
+// second of wall time is least at √(startCost·withinPerSecond/between).
+// +Inf without variance between starts (one long window is best), 0
+// without variance within (the shortest window is).
+func OptimalWindow(startCost, withinPerSecond, between float64) float64 {
+	switch {
+	case between <= 0:
+		return math.Inf(1)
+	case withinPerSecond <= 0 || startCost <= 0:
+		return 0
+	}
+	return math.Sqrt(startCost * withinPerSecond / between)
+}

@@ -424,6 +424,12 @@ func checkWindows(c *checker) {
 	if w.Measure.D() <= 0 {
 		c.add(Error, "windows", c.pos("windows", "measure"), "windows.measure must be longer than 0")
 	}
+	if w.MeasureAuto && !(c.b.RepeatsMin > 0 && c.b.RepeatsMin < c.b.Repeats) {
+		c.add(Error, "windows", c.pos("windows", "measure"), `windows.measure "auto" needs adaptive repeats (repeats: {min, max}): each round's window is chosen from the batch's starts so far; give a duration, or repeats in rounds`)
+	}
+	if w.MeasureAuto && (w.MeasureMin.D() <= w.DiscardHead.D() || w.MeasureMax.D() < w.MeasureMin.D()) {
+		c.add(Error, "windows", c.pos("windows", "measureMin"), "windows.measureMin %s and measureMax %s: want discardHead %s < measureMin <= measureMax", w.MeasureMin, w.MeasureMax, w.DiscardHead)
+	}
 	if w.DiscardHead.D() >= w.Measure.D() && w.Measure.D() > 0 {
 		c.add(Error, "windows", c.pos("windows", "discardHead"), "windows.discardHead %s leaves nothing of windows.measure %s", w.DiscardHead, w.Measure)
 	}
