@@ -10,7 +10,7 @@ BIN       := bin
 YARDSTICK := $(BIN)/yardstick
 FUZZTIME  ?= 60s
 
-.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration-test design-trial pyenv test test-integration ruptures-reference demo study study-name bench lint fuzz golden deps interop-deps clean
+.PHONY: all build targets frameworks frameworks-test slurm-test netns-test calibration design-trial pyenv test test-integration ruptures-reference demo study study-name bench lint fuzz golden deps interop-deps clean
 
 all: build targets
 
@@ -61,16 +61,18 @@ slurm-test: deps-slurm deps-demo build targets
 netns-test:
 	./.ci/netns-test
 
-# The decisions against differences known in advance, on real runs of the
-# Go sample target (cmd/yardstick/calibration_test.go, tagged
-# `calibration`): an A/A pair that must never be better or worse, and a
-# twin doing more work per request that adaptive repeats must call worse;
-# then the A/A again with another process loading both CPUs in bursts.
-# About 12 minutes of real load. Not yet in .ci/run: its miss check is not
-# reliable on a 2-core virtual machine whose starts are bimodal in
-# throughput (docs/methodology.md#decisions).
-calibration-test:
-	$(GO) test -tags calibration -count=1 -p 1 -timeout 40m -v -run '^TestCalibration' ./cmd/yardstick/
+# The decisions against differences known in advance, as a benchmark
+# (cmd/calibrate; docs/methodology.md#calibration): real runs of the Go
+# sample target with an identical twin and twins doing more work per
+# request (adaptive repeats, 3 to 8 rounds), on the machine as it is and
+# with another process loading both CPUs in bursts; this machine's
+# variance components from the quiet runs; then 2,000 simulated adaptive
+# batches per effect size (0%, 10%, 15%, 25% more cost per request)
+# through the rounds' own decision. It prints the rates of right
+# decisions and false alarms, the rounds and minutes to a decision and the
+# intervals' coverage. About 30 minutes; not in .ci/run.
+calibration: build targets
+	$(GO) run ./cmd/calibrate -yardstick $(YARDSTICK) -sample $(BIN)/sample-go
 
 # The design trial (cmd/yardstick/design_trial_test.go, tagged
 # `calibration`): the calibration batch's two questions answered by
