@@ -6,7 +6,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"yardstick/pipeline"
-	"yardstick/stages/fairness"
 	"yardstick/stats/hdrstat"
 	"yardstick/stats/steady"
 )
@@ -55,17 +54,4 @@ func analyze(m *measurement) *pipeline.Steady {
 		return &pipeline.Steady{Error: err.Error(), StartUS: -1}
 	}
 	return &s
-}
-
-// steadyRows are the fairness stage's steady_state rows of the
-// checkpoints: the fixtures' other rows are their own, but this check
-// reads exactly what the fixtures model.
-func steadyRows(p *pipeline.Plan, cps map[string]*pipeline.Checkpoint) []pipeline.FairnessRow {
-	var out []pipeline.FairnessRow
-	for _, r := range fairness.Check(fairness.Input{Plan: p, Checkpoints: cps}) {
-		if r.Check == "steady_state" {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -126,16 +126,14 @@ var profiles = map[string]profile{
 	"jvm-g1": {rps8: 9250, rps32: 12600, tail: 0.016, tailMS: 14, rssMiB: 310, rssAfterMiB: 305, coldMS: 640, cpuPerReqUS: 88,
 		ramp: []level{{0.6, 0.22}, {1.2, 0.55}, {1.8, 0.85}}, heapRSSRatio: 0.9},
 	// Still warming up through its kept window (+25% inside it): the
-	// cell the steady_state check and the report's not-steady words are
-	// about.
+	// cell the report's notes on steadiness are about.
 	"jvm-zgc": {rps8: 7600, rps32: 9000, tail: 0.004, tailMS: 6, rssMiB: 420, rssAfterMiB: 418, coldMS: 700, cpuPerReqUS: 118,
 		ramp: []level{{0.6, 0.2}, {1.2, 0.5}, {3.5, 0.7}, {5, 0.8}, {6, 0.9}}},
 }
 
 // reportFairness passes the processors check of every batch and fails
-// the Nagle floor check of the unfair cell; the steady_state and noise
-// rows are the fairness stage's own, from the checkpoints.
-func reportFairness(f *Fixture, p *pipeline.Plan, cps map[string]*pipeline.Checkpoint) []pipeline.FairnessRow {
+// the Nagle floor check of the unfair cell.
+func reportFairness(f *Fixture, p *pipeline.Plan, _ map[string]*pipeline.Checkpoint) []pipeline.FairnessRow {
 	var rows []pipeline.FairnessRow
 	for _, b := range p.Batches {
 		rows = append(rows, pipeline.FairnessRow{Check: "processors", Scope: "batch", Batch: b.Name,
@@ -148,7 +146,7 @@ func reportFairness(f *Fixture, p *pipeline.Plan, cps map[string]*pipeline.Check
 				Detail: ptr(c.Name + ": p50 43.8 ms sits on the 40 ms Nagle + delayed-ACK floor")})
 		}
 	}
-	return append(rows, steadyRows(p, cps)...)
+	return rows
 }
 
 // measureReport is the report fixture's model: each variant's profile at
