@@ -107,7 +107,7 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	if !v.raw {
 		// Definitions and run directories are untrusted: whatever a verb
 		// prints of them cannot drive the terminal (safetext.Terminal).
-		env = &cliEnv{stdin: env.stdin, stdout: safetext.TerminalWriter{W: env.stdout}, stderr: safetext.TerminalWriter{W: env.stderr}, wd: env.wd, rawStderr: env.stderr}
+		env = &cliEnv{stdin: env.stdin, stdout: safetext.NewTerminalWriter(env.stdout), stderr: safetext.NewTerminalWriter(env.stderr), wd: env.wd, rawStderr: env.stderr}
 	}
 	stopProfile := startProfile(v.name)
 	err := v.run(ctx, env, args[1:])
