@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/safetext"
 )
 
 func init() {
@@ -235,7 +236,7 @@ func writeRunsJSON(w io.Writer, runs []runInfo) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", safetext.JSON(b))
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"yardstick/pipeline/safetext"
 	"yardstick/stats/changepoint"
 	"yardstick/stats/steady"
 )
@@ -117,7 +118,7 @@ func steadyFile(env *cliEnv, name string, f steadyFlags) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(env.stdout, "%s\n", b)
+		_, err = fmt.Fprintf(env.stdout, "%s\n", safetext.JSON(b))
 		return err
 	}
 	_, err = fmt.Fprintln(env.stdout, steadyText(r))
