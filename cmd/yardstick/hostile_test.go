@@ -16,6 +16,7 @@ import (
 func init() {
 	scriptCmds["safeout"] = cmdSafeout
 	scriptCmds["hostilename"] = cmdHostileName
+	scriptCmds["oddnames"] = cmdOddNames
 }
 
 // hostileText is the text of the hostile scripts' strings: a line break
@@ -23,6 +24,10 @@ func init() {
 // break, a terminal escape, GitHub's legacy command form, an @-mention,
 // HTML, a link and table markup.
 const hostileText = "x\n::stop-commands::pwn\r%0A\x1b[31m##[error]y @octocat <script>alert(1)</script> `tick` | [l](http://e)"
+
+// fenceRE is a line that opens or closes a fenced code block: up to three
+// spaces, three or more backticks, and the rest.
+var fenceRE = regexp.MustCompile("^ {0,3}(```+)(.*)$")
 
 // ghCommandRE is a workflow command yardstick writes itself (validate
 // --format github): ::error or ::warning, its properties escaped.
@@ -35,8 +40,8 @@ var ghCommandRE = regexp.MustCompile(`^::(error|warning)( file=[^:,\n]*(,line=[0
 //   - no line starts (after white space) with "::", except, for github,
 //     the workflow commands yardstick writes;
 //   - no carriage return, terminal escape, "%0A" or "%0D", nor "##[";
-//   - markdown: outside code spans, no raw HTML, no link and no
-//     @-mention;
+//   - markdown: outside code spans and fenced code blocks (as CommonMark
+//     closes them), no raw HTML, no link and no @-mention;
 //   - json: valid JSON, whose strings hold hostileText unchanged (the
 //     escapes are JSON's own).
 func cmdSafeout(ts *testscript.TestScript, neg bool, args []string) {
@@ -57,11 +62,25 @@ func cmdSafeout(ts *testscript.TestScript, neg bool, args []string) {
 		case strings.Contains(s, "##["):
 			ts.Fatalf("%s: a legacy workflow command (##[)", name)
 		}
+		fence := "" // the fence of the fenced code block the line is in
 		for i, line := range strings.Split(s, "\n") {
 			if t := strings.TrimLeftFunc(line, unicode.IsSpace); strings.HasPrefix(t, "::") && !(mode == "github" && ghCommandRE.MatchString(line)) {
 				ts.Fatalf("%s:%d: a workflow command: %q", name, i+1, line)
 			}
-			if mode == "markdown" {
+			if mode != "markdown" {
+				continue
+			}
+			if m := fenceRE.FindStringSubmatch(line); m != nil {
+				switch {
+				case fence == "":
+					fence = m[1]
+					continue
+				case strings.HasPrefix(m[1], fence) && strings.TrimSpace(m[2]) == "":
+					fence = ""
+					continue
+				}
+			}
+			if fence == "" {
 				rest := stripCodeSpans(line)
 				for _, bad := range []string{"<script", "<img", "](", "@octocat"} {
 					if strings.Contains(rest, bad) {
@@ -153,4 +172,24 @@ func cmdHostileName(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	name := strings.ReplaceAll(hostileText, "/", "_") + ".cue"
 	ts.Check(os.WriteFile(filepath.Join(ts.MkAbs(args[0]), name), b, 0o644))
+}
+
+// oddNames are file names that a shell script must quote: spaces,
+// quotes, backticks, a command substitution, a leading dash, and
+// hostileText's line breaks, markup and mentions.
+var oddNames = []string{
+	"a b.cue", `it's "q".cue`, "`tick`.cue", "$(touch pwned).cue", "-n.cue",
+	strings.ReplaceAll(hostileText, "/", "_") + ".cue",
+}
+
+// cmdOddNames copies SRC into DIR under each of oddNames: oddnames DIR SRC.
+func cmdOddNames(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: oddnames DIR SRC")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	for _, name := range oddNames {
+		ts.Check(os.WriteFile(filepath.Join(ts.MkAbs(args[0]), name), b, 0o644))
+	}
 }

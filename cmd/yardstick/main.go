@@ -168,7 +168,9 @@ func newFlagSet(env *cliEnv, v string) *flag.FlagSet {
 
 // parseFlags parses args with flags allowed anywhere among the positional
 // arguments (Go's flag package stops at the first positional one): it
-// parses, takes one positional argument, and parses the rest again.
+// parses, takes one positional argument, and parses the rest again. "--"
+// ends the flags: every argument after it is positional, even one that
+// starts with a dash (a file named "-x.cue").
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -178,11 +180,14 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, usageError{err.Error()}
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }
