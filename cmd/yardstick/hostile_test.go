@@ -17,6 +17,7 @@ func init() {
 	scriptCmds["safeout"] = cmdSafeout
 	scriptCmds["hostilename"] = cmdHostileName
 	scriptCmds["oddnames"] = cmdOddNames
+	scriptCmds["hostilemv"] = cmdHostileMv
 }
 
 // hostileText is the text of the hostile scripts' strings: a line break
@@ -43,7 +44,7 @@ var ghCommandRE = regexp.MustCompile(`^::(error|warning)( file=[^:,\n]*(,line=[0
 //   - markdown: outside code spans and fenced code blocks (as CommonMark
 //     closes them), no raw HTML, no link and no @-mention;
 //   - json: valid JSON, whose strings hold hostileText unchanged (the
-//     escapes are JSON's own).
+//     escapes are JSON's own; in a file name, less its '/').
 func cmdSafeout(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: safeout text|github|markdown|json FILE...")
@@ -95,7 +96,7 @@ func cmdSafeout(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			var v any
 			ts.Check(json.Unmarshal(b, &v))
-			if !holdsString(v, hostileText) {
+			if !holdsString(v, hostileText) && !holdsString(v, strings.ReplaceAll(hostileText, "/", "_")) {
 				ts.Fatalf("%s: no string holds the hostile text unchanged", name)
 			}
 		}
@@ -192,4 +193,15 @@ func cmdOddNames(ts *testscript.TestScript, neg bool, args []string) {
 	for _, name := range oddNames {
 		ts.Check(os.WriteFile(filepath.Join(ts.MkAbs(args[0]), name), b, 0o644))
 	}
+}
+
+// cmdHostileMv renames SRC to DIR/PREFIX followed by hostileText (less
+// its '/'): hostilemv SRC DIR PREFIX.
+func cmdHostileMv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: hostilemv SRC DIR PREFIX")
+	}
+	dir := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.Rename(ts.MkAbs(args[0]), filepath.Join(dir, args[2]+strings.ReplaceAll(hostileText, "/", "_"))))
 }
