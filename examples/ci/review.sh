@@ -148,7 +148,7 @@ definition() {
 		return 1
 	fi
 	if [ "$st" = A ]; then
-		"$YARDSTICK" plan -- "$f" >"$tmp" 2>/dev/null || true
+		"$YARDSTICK" plan -- "$f" >"$tmp" || true
 		printf '### %s\n\nA new definition.\n\n<details><summary>yardstick plan</summary>\n\n%s\n\n</details>\n\n' "$name" "$(fenced "$tmp")"
 		rm -f "$tmp"
 		return 0
