@@ -92,15 +92,22 @@ func unsafeRune(r rune) bool {
 //
 // Line is idempotent: Line(Line(s)) == Line(s).
 func Line(s string) string {
-	s = strings.NewReplacer("\n", `\x0a`, "\r", `\x0d`).Replace(Terminal(s))
-	if strings.Contains(s, "%") {
-		s = percentBreaks.ReplaceAllStringFunc(s, func(m string) string { return `\x25` + m[1:] })
-	}
-	s = strings.ReplaceAll(s, "##[", `#\x23[`)
+	s = inLine(s)
 	if t := strings.TrimLeftFunc(s, unicode.IsSpace); strings.HasPrefix(t, ":") {
 		s = s[:len(s)-len(t)] + `\x3a` + t[1:]
 	}
 	return s
+}
+
+// inLine is Line less its rule for the start of a line, for text that
+// stands inside a line of Markdown (a cell, a code span, the text between
+// two code spans), which a leading ':' cannot make a command.
+func inLine(s string) string {
+	s = strings.NewReplacer("\n", `\x0a`, "\r", `\x0d`).Replace(Terminal(s))
+	if strings.Contains(s, "%") {
+		s = percentBreaks.ReplaceAllStringFunc(s, func(m string) string { return `\x25` + m[1:] })
+	}
+	return strings.ReplaceAll(s, "##[", `#\x23[`)
 }
 
 // percentBreaks are the percent-encoded line breaks.
@@ -228,16 +235,17 @@ var (
 )
 
 // MarkdownCell escapes s for a cell of a Markdown table (or a line of
-// Markdown text): line breaks become spaces, Line escapes the rest, the
-// characters that end a cell, start a link, an image, code or raw HTML
-// are backslash-escaped or written as entities, and an '@' is followed by
-// a zero-width space (&#8203;), so that no @-mention notifies anyone where
-// GitHub renders the text. Emphasis
+// Markdown text): line breaks become spaces, Line escapes the rest (less
+// its rule for a line's start, which TerminalWriter applies to whatever a
+// command prints), the characters that end a cell, start a link, an
+// image, code or raw HTML are backslash-escaped or written as entities,
+// and an '@' is followed by a zero-width space (&#8203;), so that no
+// @-mention notifies anyone where GitHub renders the text. Emphasis
 // characters (*, _, ~) are left alone: they can restyle text inside the
 // cell but not leave it, and escaping them would make every check name
 // (nagle_floor) harder to read in the raw file.
 func MarkdownCell(s string) string {
-	s = Line(spaceBreaks(s))
+	s = inLine(spaceBreaks(s))
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
@@ -260,7 +268,8 @@ func MarkdownCell(s string) string {
 }
 
 // MarkdownCode writes s as a Markdown code span that may stand in a table
-// cell: line breaks become spaces, Line escapes the rest, the fence is
+// cell: line breaks become spaces, Line escapes the rest (inside the
+// span, not at a line's start), the fence is
 // longer than any run of backticks in s, and '|' is escaped (tables split
 // on it even inside code). Markup, HTML and @-mentions are inert in code.
 // The empty string stays empty.
@@ -268,7 +277,7 @@ func MarkdownCode(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = strings.ReplaceAll(Line(spaceBreaks(s)), "|", `\|`)
+	s = strings.ReplaceAll(inLine(spaceBreaks(s)), "|", `\|`)
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	pad := ""
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
@@ -325,13 +334,14 @@ func MarkdownInline(s string) string {
 }
 
 // inlineText escapes text for inside a Markdown line: line breaks become
-// spaces and Line escapes the rest; '<' and '&' become entities (no raw
-// HTML, no autolink, no entity); '\', '|' and '`' are backslash-escaped; a
-// '(' or '[' right after ']' is escaped, so no link or image can form,
-// while a bracketed aside ("[cell main]") stays readable in the raw file;
-// and an '@' cannot mention anyone (mentionBreak).
+// spaces and Line escapes the rest (as inside a line: inLine); '<' and '&'
+// become entities (no raw HTML, no autolink, no entity); '\', '|' and '`'
+// are backslash-escaped; a '(' or '[' right after ']' is escaped, so no
+// link or image can form, while a bracketed aside ("[cell main]") stays
+// readable in the raw file; and an '@' cannot mention anyone
+// (mentionBreak).
 func inlineText(s string) string {
-	s = Line(spaceBreaks(s))
+	s = inLine(spaceBreaks(s))
 	var b strings.Builder
 	prev := rune(0)
 	for _, r := range s {
