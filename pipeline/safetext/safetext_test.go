@@ -141,7 +141,7 @@ func TestMarkdownInline(t *testing.T) {
 		"R&D &gt;": "R&amp;D &amp;gt;",
 		// a ':' after a code span is inside the line, not at its start
 		"environment `kernel`: `6.1` → `6.12`": "environment `kernel`: `6.1` → `6.12`",
-		"x\n::stop-commands::y ##[error] %0A":  `x ::stop-commands::y #\x23[error] \x250A`,
+		"x\n::stop-commands::y ##[error] %0A":  `x ::stop-commands::y #\\x23[error] \\x250A`,
 	} {
 		if got := MarkdownInline(in); got != want {
 			t.Errorf("MarkdownInline(%q) = %q, want %q", in, got, want)
