@@ -72,7 +72,7 @@ func TestReadPlanVersion1(t *testing.T) {
 
 	p.Version = 7
 	writeJSON(t, d.Path("plan.json"), p)
-	if _, err := d.ReadPlan(); err == nil || !strings.Contains(err.Error(), "plan version 7, this yardstick reads 2") {
+	if _, err := d.ReadPlan(); err == nil || !strings.Contains(err.Error(), "refused: plan version 7, written by a newer yardstick; this one reads up to version 2") {
 		t.Errorf("version 7: %v", err)
 	}
 }

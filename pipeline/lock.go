@@ -126,7 +126,7 @@ func (d *RunDir) WriteLock(l *Lock) error { return WriteJSONAtomic(d.Path("lock.
 // ReadLock reads lock.json.
 func (d *RunDir) ReadLock() (*Lock, error) {
 	var l Lock
-	if err := d.ReadJSON("lock.json", &l); err != nil {
+	if err := d.readVersioned("lock.json", "lock", LockVersion, &l); err != nil {
 		return nil, err
 	}
 	if l.Version != LockVersion {

@@ -51,7 +51,7 @@ func (d *RunDir) ReadBatchNodes(batch string) (*BatchNodes, error) {
 		return nil, err
 	}
 	var n BatchNodes
-	if err := d.ReadJSON("nodes/"+batch+".json", &n); err != nil {
+	if err := d.readVersioned("nodes/"+batch+".json", "nodes", NodesVersion, &n); err != nil {
 		return nil, err
 	}
 	switch {

@@ -77,6 +77,42 @@ func (d *RunDir) ReadJSON(rel string, v any) error {
 	return nil
 }
 
+// ErrNewerVersion is wrapped by the error of a reader given a file whose
+// format version is newer than the one this yardstick knows: a run
+// directory written by a newer yardstick is refused by the file's name and
+// version, before any other field is decoded (a newer format may give an
+// old field another type or meaning).
+var ErrNewerVersion = errors.New("written by a newer yardstick")
+
+// checkNewer refuses the JSON object b, read from path, when its
+// "version" is newer than known; what names the format ("plan").
+func checkNewer(path, what string, b []byte, known int) error {
+	var v struct {
+		Version int `json:"version"`
+	}
+	if json.Unmarshal(b, &v) != nil || v.Version <= known {
+		return nil // not an object, or a version the caller handles
+	}
+	return fmt.Errorf("%s: refused: %s version %d, %w; this one reads up to version %d: read it with that yardstick", path, what, v.Version, ErrNewerVersion, known)
+}
+
+// readVersioned reads the JSON file rel into v as ReadJSON does, after
+// checkNewer.
+func (d *RunDir) readVersioned(rel, what string, known int, v any) error {
+	b, err := d.ReadFile(rel, runfs.JSON)
+	if err != nil {
+		return err
+	}
+	path := d.Path(filepath.FromSlash(rel))
+	if err := checkNewer(path, what, b, known); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
 // RunIDPrefix starts the name of every run directory.
 const RunIDPrefix = "run="
 
@@ -148,6 +184,9 @@ func (d *RunDir) WritePlan(p *Plan) error {
 func (d *RunDir) ReadPlan() (*Plan, error) {
 	b, err := d.ReadFile("plan.json", runfs.JSON)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNewer(d.Path("plan.json"), "plan", b, PlanVersion); err != nil {
 		return nil, err
 	}
 	var p Plan
@@ -229,6 +268,9 @@ func (d *RunDir) ReadCheckpoint(id string) (*Checkpoint, error) {
 	path := filepath.Join(d.CellDir(id), "checkpoint.json")
 	b, err := d.ReadFile("cells/"+id+"/checkpoint.json", runfs.JSON)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNewer(path, "checkpoint", b, CheckpointVersion); err != nil {
 		return nil, err
 	}
 	var cp Checkpoint

@@ -11,10 +11,11 @@ import (
 
 func init() {
 	register(verb{
-		name:    "diff",
-		summary: "show the cells a change to a definition adds, removes or alters (runs nothing)",
-		usage:   "OLD NEW | --base REF NEW [-t key=value]... [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
-		run:     runDiff,
+		name:      "diff",
+		summary:   "show the cells a change to a definition adds, removes or alters (runs nothing)",
+		usage:     "OLD NEW | --base REF NEW [-t key=value]... [--format text|markdown] [--experiment NAME] [--order ...] [--seed N]",
+		run:       runDiff,
+		untrusted: true,
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -18,9 +19,14 @@ import (
 // diff --base REF reads the old side of a definition from git: the same
 // file or directory as it is at REF. Only two git plumbing commands run,
 // `git ls-tree` and `git cat-file`, which read objects and run no hook,
-// filter or program of the repository; nothing of the definition is
-// executed, and nothing is written: the blobs are evaluated from memory
-// (validate.LoadSources), their files named REF:path.
+// filter or program of the repository (and, with GIT_NO_LAZY_FETCH, do
+// not fetch a missing object of a partial clone, which would run a
+// transport); nothing of the definition is executed, and nothing is
+// written: the blobs are evaluated from memory (validate.LoadSources),
+// their files named REF:path. REF must name a commit, a tag or a tree: a
+// ref to a blob is refused by its type. Only regular .cue files are read:
+// a symbolic link or a submodule at a .cue path is refused, and a blob
+// over schema.MaxFileBytes is refused by its size, unread.
 
 // gitRefRE is the spelling of a revision diff --base accepts: no leading
 // dash (an option), no whitespace, no colon (a path).
@@ -35,6 +41,15 @@ func gitBase(ctx context.Context, wd, ref, arg string) ([]schema.SourceFile, err
 	if !gitRefRE.MatchString(ref) || strings.HasPrefix(ref, "-") {
 		return nil, usagef("--base %q: not a git revision", ref)
 	}
+	typ, err := git(ctx, wd, "cat-file", "-t", ref)
+	if err != nil {
+		return nil, fmt.Errorf("--base %s: %w", ref, err)
+	}
+	switch t := strings.TrimSpace(string(typ)); t {
+	case "commit", "tag", "tree":
+	default:
+		return nil, fmt.Errorf("--base %s: a %s, not a commit or tree", ref, t)
+	}
 	ents, err := gitLsTree(ctx, wd, ref, arg)
 	if err != nil {
 		return nil, err
@@ -46,8 +61,11 @@ func gitBase(ctx context.Context, wd, ref, arg string) ([]schema.SourceFile, err
 	}
 	var srcs []schema.SourceFile
 	for _, e := range ents {
-		if e.typ != "blob" || filepath.Ext(e.path) != ".cue" || strings.HasPrefix(filepath.Base(e.path), ".") {
+		if filepath.Ext(e.path) != ".cue" || strings.HasPrefix(filepath.Base(e.path), ".") {
 			continue
+		}
+		if e.typ != "blob" {
+			return nil, fmt.Errorf("%s at %s: a %s (mode %s), not a regular file; a definition is read from regular .cue files only", e.path, ref, gitKind(e), e.mode)
 		}
 		b, err := gitReadBlob(ctx, wd, ref, e)
 		if err != nil {
@@ -57,9 +75,25 @@ func gitBase(ctx context.Context, wd, ref, arg string) ([]schema.SourceFile, err
 		srcs = append(srcs, schema.SourceFile{Path: ref + ":" + e.path, Content: b, SHA256: hex.EncodeToString(sum[:])})
 	}
 	if len(srcs) == 0 {
+		if len(ents) == 1 && (ents[0].typ == "commit" || ents[0].mode == "120000") {
+			return nil, fmt.Errorf("%s at %s: a %s (mode %s), not a definition", arg, ref, gitKind(ents[0]), ents[0].mode)
+		}
 		return nil, fmt.Errorf("%s: no .cue file at %s", arg, ref)
 	}
 	return srcs, nil
+}
+
+// gitKind names a tree entry's kind for a refusal.
+func gitKind(e treeEntry) string {
+	switch {
+	case e.typ == "commit":
+		return "submodule"
+	case e.typ == "tree":
+		return "directory"
+	case e.mode == "120000":
+		return "symbolic link"
+	}
+	return e.typ
 }
 
 type treeEntry struct{ mode, typ, object, path string }
@@ -107,6 +141,7 @@ func gitReadBlob(ctx context.Context, wd, ref string, e treeEntry) ([]byte, erro
 func git(ctx context.Context, wd string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = wd
+	cmd.Env = append(os.Environ(), "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

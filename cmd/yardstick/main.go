@@ -32,6 +32,10 @@ type verb struct {
 	// raw verbs write a protocol, not text for a person: their streams
 	// are not escaped (loadgen --stdio, reap).
 	raw bool
+	// untrusted verbs (validate, plan, diff) run on definitions from pull
+	// requests, whose text their errors quote: an error is printed on
+	// one line (safetext.Line).
+	untrusted bool
 }
 
 var verbs = map[string]verb{}
@@ -50,8 +54,10 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	wd     string
-	// rawStderr is stderr before escaping: isTerminal asks it.
-	rawStderr io.Writer
+	// rawStdout and rawStderr are the streams before escaping: isTerminal
+	// asks rawStderr, and validate --format github writes its workflow
+	// commands, escaped by GitHub's rules, to rawStdout.
+	rawStdout, rawStderr io.Writer
 }
 
 // usageError is returned by a verb for bad arguments; Main exits 2.
@@ -72,7 +78,7 @@ func Main() int {
 		fmt.Fprintln(os.Stderr, "yardstick:", err)
 		return 1
 	}
-	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, wd: wd}
+	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, wd: wd, rawStdout: os.Stdout, rawStderr: os.Stderr}
 	// The first Ctrl-C or SIGTERM cancels ctx: every verb stops at its
 	// next read or step and cleans up. Then the signals get their default
 	// action back, so a second one ends the process at once, whatever
@@ -107,7 +113,9 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	if !v.raw {
 		// Definitions and run directories are untrusted: whatever a verb
 		// prints of them cannot drive the terminal (safetext.Terminal).
-		env = &cliEnv{stdin: env.stdin, stdout: safetext.TerminalWriter{W: env.stdout}, stderr: safetext.TerminalWriter{W: env.stderr}, wd: env.wd, rawStderr: env.stderr}
+		// Each line is kept from being a GitHub Actions workflow command
+		// too (safetext.TerminalWriter).
+		env = &cliEnv{stdin: env.stdin, stdout: safetext.NewTerminalWriter(env.stdout), stderr: safetext.NewTerminalWriter(env.stderr), wd: env.wd, rawStdout: env.stdout, rawStderr: env.stderr}
 	}
 	stopProfile := startProfile(v.name)
 	err := v.run(ctx, env, args[1:])
@@ -122,6 +130,9 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "yardstick %s: %s\nusage: yardstick %s %s\n", v.name, ue.msg, v.name, v.usage)
 		return 2
 	case errors.Is(err, errPrinted):
+		return 1
+	case v.untrusted:
+		fmt.Fprintf(env.stderr, "yardstick %s: %s\n", v.name, safetext.Line(err.Error()))
 		return 1
 	default:
 		fmt.Fprintf(env.stderr, "yardstick %s: %v\n", v.name, err)
@@ -157,7 +168,9 @@ func newFlagSet(env *cliEnv, v string) *flag.FlagSet {
 
 // parseFlags parses args with flags allowed anywhere among the positional
 // arguments (Go's flag package stops at the first positional one): it
-// parses, takes one positional argument, and parses the rest again.
+// parses, takes one positional argument, and parses the rest again. "--"
+// ends the flags: every argument after it is positional, even one that
+// starts with a dash (a file named "-x.cue").
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -167,11 +180,14 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, usageError{err.Error()}
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }

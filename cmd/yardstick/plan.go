@@ -16,10 +16,11 @@ import (
 
 func init() {
 	register(verb{
-		name:    "plan",
-		summary: "expand a definition into its ordered cells with exact argv and env (runs nothing)",
-		usage:   "FILE|DIR [-t key=value]... [--json] [--order sequential|interleaved|random] [--seed N] [--experiment NAME]",
-		run:     runPlan,
+		name:      "plan",
+		summary:   "expand a definition into its ordered cells with exact argv and env (runs nothing)",
+		usage:     "FILE|DIR [-t key=value]... [--json] [--order sequential|interleaved|random] [--seed N] [--experiment NAME]",
+		run:       runPlan,
+		untrusted: true,
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"yardstick/pipeline"
+	"yardstick/pipeline/safetext"
 )
 
 func init() {
@@ -76,7 +77,7 @@ func runRuns(_ context.Context, env *cliEnv, args []string) error {
 			r.Path = rel
 		}
 		if err != nil {
-			fmt.Fprintf(env.stderr, "yardstick runs: skipped %s: %v\n", p, err)
+			fmt.Fprintf(env.stderr, "yardstick runs: skipped %s: %s\n", safetext.Line(p), safetext.Line(err.Error()))
 			bad = true
 			continue
 		}
@@ -235,12 +236,14 @@ func writeRunsJSON(w io.Writer, runs []runInfo) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", safetext.JSON(b))
 	return err
 }
 
 // writeRunsText prints one line per run; the plan hash is shortened to 12
-// hex digits (runs --json has it whole).
+// hex digits (runs --json has it whole). What it prints of a run
+// directory (its name, the versions and ids its files hold) is escaped
+// for one table cell: safetext.Line, and tabs too.
 func writeRunsText(w io.Writer, runs []runInfo) error {
 	if len(runs) == 0 {
 		_, err := fmt.Fprintln(w, "no runs")
@@ -266,8 +269,13 @@ func writeRunsText(w io.Writer, runs []runInfo) error {
 		if len(hash) > 12 {
 			hash = hash[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\n", r.Experiment, r.ID, date, version, hash,
-			r.Cells.OK, unfair, r.Cells.Failed, r.Cells.Pending, rerun)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%s\n", runsCell(r.Experiment), runsCell(r.ID), date, runsCell(version), runsCell(hash),
+			r.Cells.OK, unfair, r.Cells.Failed, r.Cells.Pending, runsCell(rerun))
 	}
 	return tw.Flush()
+}
+
+// runsCell escapes s for a cell of runs' table: one line, no tab.
+func runsCell(s string) string {
+	return strings.ReplaceAll(safetext.Line(s), "\t", `\x09`)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,13 +54,43 @@ func runSchema(_ context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	out := filepath.Join(abs(env, *dir), vetFile)
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("schema --write: %w", err)
+	if err := writeDir(filepath.Dir(out)); err != nil {
+		return fmt.Errorf("schema --write %s: %w", *dir, err)
 	}
 	if err := pipeline.WriteFileAtomic(out, b); err != nil {
 		return fmt.Errorf("schema --write: %w", err)
 	}
 	fmt.Fprintf(env.stdout, "wrote %s: cue vet -c %s FILE.cue\n", out, filepath.Join(*dir, vetFile))
+	return nil
+}
+
+// writeDir makes dir for schema --write, or checks the one there: a
+// directory, not a symbolic link (which would put the file wherever it
+// points) nor anything else, whose yardstick.cue, if there is one, is a
+// regular file (a link there is not replaced, nor a directory or a pipe).
+func writeDir(dir string) error {
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return err
+	case st.Mode()&os.ModeSymlink != 0:
+		return errors.New("refused: a symbolic link; give the directory it points to")
+	case !st.IsDir():
+		return errors.New("refused: not a directory")
+	}
+	st, err = os.Lstat(filepath.Join(dir, vetFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case st.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("refused: %s is a symbolic link, not replaced", vetFile)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("refused: %s is not a regular file", vetFile)
+	}
 	return nil
 }
 

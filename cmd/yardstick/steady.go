@@ -11,8 +11,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"yardstick/pipeline/safetext"
 	"yardstick/stats/changepoint"
 	"yardstick/stats/steady"
 )
@@ -67,7 +69,7 @@ func runSteady(_ context.Context, env *cliEnv, args []string) error {
 	failed := false
 	for _, name := range args {
 		if err := steadyFile(env, name, f); err != nil {
-			fmt.Fprintln(env.stderr, "yardstick steady:", err)
+			fmt.Fprintln(env.stderr, "yardstick steady:", safetext.Line(err.Error()))
 			failed = true
 		}
 	}
@@ -117,7 +119,7 @@ func steadyFile(env *cliEnv, name string, f steadyFlags) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(env.stdout, "%s\n", b)
+		_, err = fmt.Fprintf(env.stdout, "%s\n", safetext.JSON(b))
 		return err
 	}
 	_, err = fmt.Fprintln(env.stdout, steadyText(r))
@@ -127,7 +129,7 @@ func steadyFile(env *cliEnv, name string, f steadyFlags) error {
 // steadyText is one file's result in words.
 func steadyText(r steadyResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %d values", r.File, r.Class, r.N)
+	fmt.Fprintf(&b, "%s: %s, %d values", safetext.Line(r.File), r.Class, r.N)
 	if r.SteadyStart != nil {
 		fmt.Fprintf(&b, ", steady from %d (%.1f s)", *r.SteadyStart, *r.SteadyStartS)
 	} else {
@@ -145,12 +147,15 @@ func steadyText(r steadyResult) string {
 
 // readSeries reads one number per line from the file name, or from
 // standard input for "-"; blank lines are skipped. It refuses what is not
-// a regular file, more than steadyMaxBytes or steadyMaxValues, and a line
-// that is not a finite number, saying where.
+// a regular file (opened without blocking: a named pipe with no writer
+// is refused, not waited on), more than steadyMaxBytes or
+// steadyMaxValues, a line longer than steadyMaxLine, and a line that is
+// not a finite number, saying where: it reads at most steadyMaxBytes+1
+// bytes of any input, standard input too.
 func readSeries(env *cliEnv, name string) ([]float64, error) {
 	var r io.Reader = env.stdin
 	if name != "-" {
-		fh, err := os.Open(abs(env, name))
+		fh, err := os.OpenFile(abs(env, name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 
+	"yardstick/pipeline/safetext"
 	"yardstick/stages/validate"
 )
 
 func init() {
 	register(verb{
-		name:    "validate",
-		summary: "check definitions against the schema and the static fairness rules (runs nothing)",
-		usage:   "FILE|DIR... [-t key=value]... [--format text|github] [-q]",
-		run:     runValidate,
+		name:      "validate",
+		summary:   "check definitions against the schema and the static fairness rules (runs nothing)",
+		usage:     "FILE|DIR... [-t key=value]... [--format text|github] [-q]",
+		run:       runValidate,
+		untrusted: true,
 	})
 }
 
@@ -44,9 +46,9 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 	for _, a := range args {
 		res, err := validate.Load(ctx, env.wd, a, opts)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "%v\n", err)
+			fmt.Fprintln(env.stderr, safetext.Line(err.Error()))
 			if github {
-				writeGitHubError(env.stdout, a, err)
+				writeGitHubError(env.rawStdout, a, err)
 			}
 			if ctx.Err() != nil || errors.Is(err, validate.ErrMemory) {
 				// interrupted, or an evaluation that cannot be stopped
@@ -58,7 +60,7 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		validate.Print(env.stderr, res.Findings)
 		if github {
-			writeGitHubFindings(env.stdout, res.Findings)
+			writeGitHubFindings(env.rawStdout, res.Findings)
 		}
 		if !res.Valid() {
 			invalid = true
@@ -66,7 +68,7 @@ func runValidate(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		if !*quiet {
 			for _, e := range res.Definition.Experiments {
-				fmt.Fprintf(env.stdout, "%s: experiment %s: valid (%d batch(es))\n", a, e.Name, len(e.Batches))
+				fmt.Fprintf(env.stdout, "%s: experiment %s: valid (%d batch(es))\n", safetext.Line(a), e.Name, len(e.Batches))
 			}
 		}
 	}

@@ -296,34 +296,36 @@ func keyedChanges(prefix string, om, nm map[string]string) []FieldChange {
 	return ch
 }
 
-// WriteDiffText writes d as plain text.
+// WriteDiffText writes d as plain text; what it quotes of the definitions
+// is escaped for one line (safetext.Line).
 func WriteDiffText(w io.Writer, d *Diff) error {
 	var b strings.Builder
 	name := d.New.Experiment
 	if d.Old.Experiment != d.New.Experiment {
 		name = d.Old.Experiment + " -> " + d.New.Experiment
 	}
+	name = line(name)
 	fmt.Fprintf(&b, "experiment %s: %d cell(s) added, %d removed, %d changed, %d unchanged\n", name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged)
 	for _, bd := range d.Batches {
-		fmt.Fprintf(&b, "batch %s: %s\n", bd.Name, bd.Status)
+		fmt.Fprintf(&b, "batch %s: %s\n", line(bd.Name), bd.Status)
 		for _, c := range bd.Changes {
-			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Field, c.Old, c.New)
+			fmt.Fprintf(&b, "  %s: %s -> %s\n", line(c.Field), line(c.Old), line(c.New))
 		}
 	}
 	for _, c := range d.Added {
-		fmt.Fprintf(&b, "+ %s  %s\n", c.ID, c.Name)
+		fmt.Fprintf(&b, "+ %s  %s\n", c.ID, line(c.Name))
 	}
 	for _, c := range d.Removed {
-		fmt.Fprintf(&b, "- %s  %s\n", c.ID, c.Name)
+		fmt.Fprintf(&b, "- %s  %s\n", c.ID, line(c.Name))
 	}
 	for _, c := range d.Changed {
-		fmt.Fprintf(&b, "~ %s -> %s  %s\n", c.OldID, c.NewID, c.Name)
+		fmt.Fprintf(&b, "~ %s -> %s  %s\n", c.OldID, c.NewID, line(c.Name))
 		for _, f := range c.Changes {
 			if f.Old == "" {
-				fmt.Fprintf(&b, "    %s %s\n", f.Field, f.New)
+				fmt.Fprintf(&b, "    %s %s\n", line(f.Field), line(f.New))
 				continue
 			}
-			fmt.Fprintf(&b, "    %s: %s -> %s\n", f.Field, f.Old, f.New)
+			fmt.Fprintf(&b, "    %s: %s -> %s\n", line(f.Field), line(f.Old), line(f.New))
 		}
 	}
 	if d.Empty() {
@@ -333,13 +335,16 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 	return err
 }
 
-// WriteDiffMarkdown writes d as Markdown for a pull-request comment.
+// WriteDiffMarkdown writes d as Markdown for a pull-request comment: what
+// it quotes of the definitions and their file names is a code span
+// (mdCode) or escaped text (mdCell), so that no Markdown, HTML or
+// @-mention of theirs takes effect.
 func WriteDiffMarkdown(w io.Writer, d *Diff, oldArg, newArg string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### yardstick diff: `%s` → `%s`\n\n", oldArg, newArg)
-	name := "`" + d.New.Experiment + "`"
+	fmt.Fprintf(&b, "### yardstick diff: %s → %s\n\n", mdCode(oldArg), mdCode(newArg))
+	name := mdCode(d.New.Experiment)
 	if d.Old.Experiment != d.New.Experiment {
-		name = "`" + d.Old.Experiment + "` → `" + d.New.Experiment + "`"
+		name = mdCode(d.Old.Experiment) + " → " + mdCode(d.New.Experiment)
 	}
 	fmt.Fprintf(&b, "Experiment %s: **%d** cell(s) added, **%d** removed, **%d** changed, %d unchanged.\n", name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged)
 	if d.Empty() {
@@ -360,10 +365,10 @@ func WriteDiffMarkdown(w io.Writer, d *Diff, oldArg, newArg string) error {
 	if len(d.Added)+len(d.Removed)+len(d.Changed) > 0 {
 		b.WriteString("\n| | cell | id | what changed |\n|---|---|---|---|\n")
 		for _, c := range d.Added {
-			fmt.Fprintf(&b, "| + | `%s` | `%s` | added |\n", c.Name, c.ID)
+			fmt.Fprintf(&b, "| + | %s | `%s` | added |\n", mdCode(c.Name), c.ID)
 		}
 		for _, c := range d.Removed {
-			fmt.Fprintf(&b, "| − | `%s` | `%s` | removed |\n", c.Name, c.ID)
+			fmt.Fprintf(&b, "| − | %s | `%s` | removed |\n", mdCode(c.Name), c.ID)
 		}
 		for _, c := range d.Changed {
 			var parts []string
@@ -374,7 +379,7 @@ func WriteDiffMarkdown(w io.Writer, d *Diff, oldArg, newArg string) error {
 				}
 				parts = append(parts, fmt.Sprintf("%s: %s → %s", mdCell(f.Field), mdCode(f.Old), mdCode(f.New)))
 			}
-			fmt.Fprintf(&b, "| ~ | `%s` | `%s` → `%s` | %s |\n", c.Name, c.OldID, c.NewID, strings.Join(parts, "<br>"))
+			fmt.Fprintf(&b, "| ~ | %s | `%s` → `%s` | %s |\n", mdCode(c.Name), c.OldID, c.NewID, strings.Join(parts, "<br>"))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -386,6 +391,9 @@ func WriteDiffMarkdown(w io.Writer, d *Diff, oldArg, newArg string) error {
 func mdCell(s string) string { return safetext.MarkdownCell(s) }
 
 func mdCode(s string) string { return safetext.MarkdownCode(s) }
+
+// line escapes definition text for a line of the text diff.
+func line(s string) string { return safetext.Line(s) }
 
 func hostsText(p pipeline.Placement) string {
 	if p.TwoHost() {

@@ -26,7 +26,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		fmt.Fprintf(&b, "question (%s): %s\n", p.Question.Answer, safetext.Line(p.Question.Text))
 	}
 	if len(p.Tags) > 0 {
-		fmt.Fprintf(&b, "tags: %s\n", strings.Join(p.Tags, " "))
+		fmt.Fprintf(&b, "tags: %s\n", quoteArgs(p.Tags))
 	}
 	for bi := range p.Batches {
 		bt := &p.Batches[bi]
@@ -50,7 +50,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		}
 		b.WriteString("\n")
 		for _, sh := range bt.Placement.Share {
-			fmt.Fprintf(&b, "  SHARED CPUS: %s\n", bt.Placement.ShareText(sh))
+			fmt.Fprintf(&b, "  SHARED CPUS: %s\n", safetext.Line(bt.Placement.ShareText(sh)))
 		}
 		fmt.Fprintf(&b, "  windows: %s\n", w)
 		r := bt.Request
@@ -156,7 +156,8 @@ func fairnessText(b *pipeline.Batch) string {
 
 func pct(f float64) string { return strconv.FormatFloat(f*100, 'g', 6, 64) + "%" }
 
-// quoteArgs joins arguments for display, quoting those a shell would split.
+// quoteArgs joins arguments for display, quoting those a shell would
+// split, escaped for one line (safetext.Line).
 func quoteArgs(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
@@ -166,7 +167,7 @@ func quoteArgs(args []string) string {
 			out[i] = a
 		}
 	}
-	return strings.Join(out, " ")
+	return safetext.Line(strings.Join(out, " "))
 }
 
 // FormatSeconds formats a duration in seconds as "1h2m3s", rounded up to
@@ -175,11 +176,15 @@ func FormatSeconds(s float64) string {
 	return (time.Duration(s+0.999) * time.Second).String()
 }
 
-// WriteJSON writes the plan as one indented JSON object.
+// WriteJSON writes the plan as one indented JSON object, its strings
+// escaped by safetext.JSON (they decode to the same values).
 func WriteJSON(w io.Writer, p *pipeline.Plan) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return fmt.Errorf("plan as JSON: %w", err)
+	}
+	_, err = w.Write(append(safetext.JSON(b), '\n'))
+	return err
 }
 
 // repeatsText is a batch's repeats in words: "3", or for adaptive ones

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"time"
 
+	"yardstick/pipeline/safetext"
 	"yardstick/schema"
 )
 
@@ -222,9 +223,11 @@ func checkCap(e *schema.Experiment, limit int) (Finding, bool) {
 	}, true
 }
 
-// Print writes findings one per line.
+// Print writes findings one per line, each escaped for its line
+// (safetext.Line): a finding quotes the definition, its file names and
+// CUE's messages about them, none of which may add a line.
 func Print(w io.Writer, fs []Finding) {
 	for _, f := range fs {
-		fmt.Fprintln(w, f.String())
+		fmt.Fprintln(w, safetext.Line(f.String()))
 	}
 }
