@@ -96,6 +96,10 @@ func realRun(ctx context.Context, o options, dir string, busy bool) (runResult, 
 	if err != nil {
 		return runResult{}, err
 	}
+	yardstick, err := filepath.Abs(o.yardstick)
+	if err != nil {
+		return runResult{}, err
+	}
 	targets := fmt.Sprintf("\t\t\tbase: {kind: \"go\", cmd: [%q, \"-port\", \"{port}\"], port: %d, ready: \"/ready\", gomemlimit: \"off\"}\n", sample, freePort())
 	for _, t := range twins {
 		targets += fmt.Sprintf("\t\t\t%s: {kind: \"go\", cmd: [%q, \"-port\", \"{port}\", \"-work-factor\", \"%d\"], port: %d, ready: \"/ready\", gomemlimit: \"off\"}\n", t.name, sample, t.work, freePort())
@@ -115,7 +119,7 @@ func realRun(ctx context.Context, o options, dir string, busy bool) (runResult, 
 	results := filepath.Join(dir, "results")
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, o.yardstick, "run", file, "--out", results)
+	cmd := exec.CommandContext(rctx, yardstick, "run", file, "--out", results)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -8,9 +8,9 @@ import (
 	"yardstick/stats"
 )
 
-// The report's first screen is its answer: a table of the decisions on
-// throughput and p99 of every batch with a baseline (comparison, metric,
-// ratio, interval, outcome), and their forest plot, before any caveat
+// The report's first screen is its answer: the decisions on throughput
+// and p99 of every batch with a baseline as a forest plot, then as a
+// table (comparison, metric, ratio, interval, outcome), before any caveat
 // or number. The decisions are the analysis model's (analysis.Batch's
 // Compare); this file only formats them.
 
@@ -62,9 +62,9 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 	if conf > 0.95+1e-9 {
 		level = fmt.Sprintf("interval (up to %.1f%%: adaptive repeats spend the 5%% error over their looks)", 100*conf)
 	}
+	d.chart(&chartFile{File: "decisions.svg", Title: ch.title, SVG: ch.svg()})
 	d.table("Candidate / baseline of the means over the starts, with its "+level+"; better or worse beyond the margin, equivalent inside it, else undecided (why, in the last column)",
 		[]string{"comparison", "metric", "ratio", "interval", "outcome", "why undecided"}, rows)
-	d.chart(&chartFile{File: "decisions.svg", Title: ch.title, SVG: ch.svg()})
 }
 
 // decisionRow is one row of the decisions table.

@@ -7,8 +7,8 @@ import (
 )
 
 // TestHTMLFirstScreen: report.html opens with its answer: the
-// decisions table (comparison, metric, ratio, interval, outcome), then
-// their forest plot, then the problems one line each; the verdicts in
+// decisions' forest plot, then their table (comparison, metric, ratio,
+// interval, outcome), then the problems one line each; the verdicts in
 // words follow per batch; the environment tables come last, folded
 // inside <details>.
 func TestHTMLFirstScreen(t *testing.T) {
@@ -17,8 +17,8 @@ func TestHTMLFirstScreen(t *testing.T) {
 	head := strings.Index(h, ">Decisions</h2>")
 	table, figure := strings.Index(h, "<table"), strings.Index(h, "<figure")
 	unfair := strings.Index(h, "Unfair: 1 fairness check(s) failed")
-	if !(head >= 0 && head < table && table < figure && figure < unfair) {
-		t.Errorf("want the decisions heading, table, forest plot, then the problems: %d, %d, %d, %d", head, table, figure, unfair)
+	if !(head >= 0 && head < figure && figure < table && table < unfair) {
+		t.Errorf("want the decisions heading, forest plot, table, then the problems: %d, %d, %d, %d", head, figure, table, unfair)
 	}
 	for _, want := range []string{"<th>comparison</th><th>metric</th><th>ratio</th><th>interval</th><th>outcome</th>", `<figure id="decisions">`} {
 		if i := strings.Index(h, want); i < 0 || i > unfair {
