@@ -25,31 +25,20 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 	ch := &forestChart{title: "Decisions: ratios to the baseline with their intervals"}
 	conf := 0.95
 	for _, b := range batches {
-		if b.Baseline == nil {
-			continue
+		if b.Baseline != nil {
+			conf = max(conf, b.Confidence())
 		}
-		conf = max(conf, b.Confidence())
-		for _, p := range b.Points {
-			base := b.RepeatSet(b.Baseline, p)
-			if base == nil {
-				continue
+		for _, c := range b.Candidates() {
+			who := fmt.Sprintf("%s vs %s at %s", c.Cand.Variant.Label, b.Baseline.Label, c.Point.Label())
+			if len(batches) > 1 {
+				who = b.Name + ": " + who
 			}
-			for _, v := range b.Variants {
-				g := b.RepeatSet(v, p)
-				if g == nil || v == b.Baseline {
-					continue
-				}
-				who := fmt.Sprintf("%s vs %s at %s", v.Label, b.Baseline.Label, p.Label())
-				if len(batches) > 1 {
-					who = b.Name + ": " + who
-				}
-				for _, k := range headlineMetrics {
-					m := metricByKey(k)
-					c := b.Compare(m, base, g)
-					rows = append(rows, decisionRow(who, m.Title, c.Ratio, c.CILow, c.CIHigh, c.Verdict, c.ShortReason()))
-					if len(ch.rows) < maxForestRows {
-						ch.rows = append(ch.rows, forestRow{label: who + " " + m.Title, c: c})
-					}
+			for _, k := range headlineMetrics {
+				m := metricByKey(k)
+				d := b.Compare(m, c.Base, c.Cand)
+				rows = append(rows, decisionRow(who, m.Title, d.Ratio, d.CILow, d.CIHigh, d.Verdict, d.ShortReason()))
+				if len(ch.rows) < maxForestRows {
+					ch.rows = append(ch.rows, forestRow{label: who + " " + m.Title, c: d})
 				}
 			}
 		}

@@ -307,3 +307,32 @@ func (b *Batch) Design() datasets.Design {
 	}
 	return d
 }
+
+// A Candidate is a candidate variant's repeat set at a point, with the
+// baseline's repeat set there.
+type Candidate struct {
+	Point      Point
+	Base, Cand *RepeatSet
+}
+
+// Candidates are the batch's candidates against its baseline, point by
+// point and variant by variant: every variant but the baseline that both
+// measured at the point; none without a baseline.
+func (b *Batch) Candidates() []Candidate {
+	if b.Baseline == nil {
+		return nil
+	}
+	var out []Candidate
+	for _, p := range b.Points {
+		base := b.RepeatSet(b.Baseline, p)
+		if base == nil {
+			continue
+		}
+		for _, v := range b.Variants {
+			if g := b.RepeatSet(v, p); g != nil && v != b.Baseline {
+				out = append(out, Candidate{Point: p, Base: base, Cand: g})
+			}
+		}
+	}
+	return out
+}
