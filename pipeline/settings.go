@@ -126,13 +126,6 @@ type Fairness struct {
 // DefaultMargin is the margin of a batch that declares none.
 const DefaultMargin = 0.05
 
-// MarginOf is the margin of the comparisons' metric named metric.
-func (f Fairness) MarginOf(metric string) float64 {
-	if m, ok := f.Margins[metric]; ok {
-		return m
-	}
-	return f.Noise
-}
 
 // Tolerance is a relative tolerance (0.15 = 15%).
 type Tolerance struct {
