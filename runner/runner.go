@@ -184,11 +184,12 @@ func printDecisions(w io.Writer, rows []datasets.Comparison) {
 	if len(rows) == 0 {
 		return
 	}
-	level := "95% interval"
+	level, top := "95% interval", 0.95
 	for _, r := range rows {
-		if r.Confidence > 0.95+1e-9 {
-			level = fmt.Sprintf("interval at the %.1f%% of the look the rounds stopped at", 100*r.Confidence)
-		}
+		top = max(top, r.Confidence)
+	}
+	if top > 0.95+1e-9 {
+		level = fmt.Sprintf("interval at the level of the sequential look that decided it, or of the last look: up to %.1f%%", 100*top)
 	}
 	fmt.Fprintf(w, "\ndecisions against the baseline (ratio, %s, outcome; the report has every metric and reason):\n", level)
 	for i := 0; i < len(rows); i++ {

@@ -84,9 +84,9 @@ func verdicts(d *doc, b *analysis.Batch) {
 		one = " One start per variant and point: the intervals cover only the noise within a start, not between starts."
 	}
 	if b.Baseline != nil {
-		d.p("Decisions against %s, throughput and p99 at each workload point: the ratio with its 95%% interval, better or worse when the interval lies beyond the margin of %s, equivalent when it lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, fmtPct(b.Noise), one)
+		d.p("Decisions against %s, throughput and p99 at each workload point: the ratio with its 95%% interval, better or worse when the interval lies beyond the margin of %s, equivalent when it lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, margins(b), one)
 	} else {
-		d.p("The best variant at each point, throughput and p99: named when its interval against the runner-up lies beyond the margin of %s, equivalent when inside it, else undecided.%s", fmtPct(b.Noise), one)
+		d.p("The best variant at each point, throughput and p99: named when its interval against the runner-up lies beyond the margin of %s, equivalent when inside it, else undecided.%s", margins(b), one)
 	}
 	d.list(items)
 }
@@ -165,7 +165,7 @@ func ratios(d *doc, b *analysis.Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
 	how := "Candidate / baseline of the means over every start that reached a steady state (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95% interval (hierarchical bootstrap over starts and the noise within each start)"
 	if c := b.Confidence(); c > 0.95+1e-9 {
-		how = fmt.Sprintf("%s; adaptive repeats looked after every round, so the intervals are at the %.1f%% of the look the batch stopped at, which keeps the false-alarm rate over all looks at 5%%", how, 100*c)
+		how = fmt.Sprintf("%s; adaptive repeats looked after every round, so each interval is at the level of the look that decided it or, undecided, of the last look (up to %.1f%%; comparisons.confidence has each), which keeps the false-alarm rate over all looks at 5%%", how, 100*c)
 	}
 	d.p("%s, and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", how, margins(b))
 	var undecided []string
@@ -332,7 +332,7 @@ func margins(b *analysis.Batch) string {
 	s := fmtPct(d.Margin)
 	var own []string
 	for _, m := range analysis.Metrics {
-		if v, ok := d.Margins[m.Cmp]; ok && m.Cmp != "" {
+		if v, ok := d.Margins[m.Cmp]; ok && m.Cmp != "" && v != d.Margin {
 			own = append(own, m.Title+" "+fmtPct(v))
 		}
 	}

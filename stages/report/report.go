@@ -243,7 +243,7 @@ func environment(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 		if b.Plan != nil {
 			cpu = cpuSets(b.Plan)
 			procs = fmt.Sprint(b.Plan.Processors)
-			noise = fmtPct(b.Noise)
+			noise = margins(b)
 		}
 		n := b.Counts()
 		rows = append(rows, []string{b.Name, strings.Join(vs, "; "), cpu, procs, fmtWindows(b.Windows), fmt.Sprint(b.Repeats), noise,

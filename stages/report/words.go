@@ -148,7 +148,7 @@ func preconditions(b *analysis.Batch) string {
 	}
 	parts = append(parts, fmtWindows(b.Windows), fmt.Sprintf("repeats %d", b.Repeats))
 	if b.Plan != nil {
-		parts = append(parts, "margin "+fmtPct(b.Noise))
+		parts = append(parts, "margin "+margins(b))
 	} else {
 		parts = append(parts, "margin unknown (0)")
 	}

@@ -289,8 +289,8 @@ func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
 	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, d)
 }
 
-// Confidence is the level of the batch's comparisons table rows: 0.95,
-// or a sequential look's.
+// Confidence is the highest level of the batch's comparisons table
+// rows: 0.95, or the widest of its sequential looks'.
 func (b *Batch) Confidence() float64 {
 	if b.confidence == 0 {
 		return 0.95
@@ -298,11 +298,13 @@ func (b *Batch) Confidence() float64 {
 	return b.confidence
 }
 
-// Design is the batch's margins, as declared (the plain margin and those
-// per metric), at 95%.
+// Design is the batch's margins, at 95%: the plain margin (the batches
+// table's), and per metric the margin its comparisons table rows were
+// decided with (the tables keep no other record of a margin declared
+// per metric), else the plan's.
 func (b *Batch) Design() datasets.Design {
-	d := datasets.Design{Margin: b.Noise}
-	if b.Plan != nil {
+	d := datasets.Design{Margin: b.Noise, Margins: b.margins}
+	if len(d.Margins) == 0 && b.Plan != nil {
 		d.Margins = b.Plan.Fairness.Margins
 	}
 	return d

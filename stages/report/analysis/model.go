@@ -272,10 +272,13 @@ type Batch struct {
 	// Noise is the declared margin: the smallest relative difference
 	// that matters (batches table noise_band).
 	Noise float64
-	// confidence is the level of the batch's comparisons table rows (a
-	// sequential look's, with adaptive repeats), for the decisions the
-	// report makes the same way against another baseline.
+	// confidence is the highest level of the batch's comparisons table
+	// rows (each a sequential look's, with adaptive repeats), for the
+	// decisions the report makes the same way against another baseline.
 	confidence float64
+	// margins are the margins by metric the batch's comparisons table
+	// rows were decided with.
+	margins map[string]float64
 	// Baseline is the baseline variant; nil leaves the batch without
 	// ratios. BaselineName is the name asked for ("" when none was) and
 	// BaselineFrom who asked: "--baseline" or "the batch's declared
@@ -472,9 +475,13 @@ func rowKey(point, candidate, baseline, metric string) string {
 // chosen baseline.
 func (b *Batch) takeRows(rows []datasets.Comparison) {
 	b.rows = map[string]datasets.Comparison{}
+	b.margins = map[string]float64{}
 	for _, r := range rows {
 		if r.Batch == b.Name {
-			b.confidence = r.Confidence // one look's, the same in every row of the batch
+			// a comparison decided at an earlier look has that look's
+			// level: the widest of them stands for the batch
+			b.confidence = max(b.confidence, r.Confidence)
+			b.margins[r.Metric] = r.Band
 		}
 	}
 	if b.Baseline == nil {
