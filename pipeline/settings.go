@@ -126,7 +126,6 @@ type Fairness struct {
 // DefaultMargin is the margin of a batch that declares none.
 const DefaultMargin = 0.05
 
-
 // Tolerance is a relative tolerance (0.15 = 15%).
 type Tolerance struct {
 	Tolerance float64 `json:"tolerance"`
