@@ -84,28 +84,22 @@ type components struct {
 	cost                     float64
 }
 
-// measuredComponents estimates them: the pooled variance of the log
-// throughput of the starts of each variant at each point, less the mean
-// variance their windows measured of themselves (at least 0), and that
-// window variance per second of kept window; the cost of a start per
-// cell is its warm-up plus its share of the start's cold start and
-// service warm-up.
+// measuredComponents estimates them: the spread of throughput between
+// and within starts (SpreadOf); the cost of a start per cell is its
+// warm-up plus its share of the start's cold start and service warm-up.
 func measuredComponents(b *pipeline.Batch, rows []datasets.Cell) components {
-	groups := map[string][]float64{}
+	s := SpreadOf(rows, Throughput)
+	if s.N == 0 {
+		return components{}
+	}
 	points := map[string]bool{}
-	var c components
-	var within, warm, start float64
+	var warm, start float64
 	for i := range rows {
 		r := &rows[i]
-		if !datasets.Measured(r) || r.RPS == nil || *r.RPS <= 0 || r.NoiseRPS == nil || *r.NoiseRPS < 0 || r.KeptDurationUS == nil {
+		if _, _, ok := spreadFigure(r, Throughput); !ok {
 			continue
 		}
-		pt := datasets.CellPoint(r).Label()
-		points[pt] = true
-		groups[r.Variant+"\x00"+pt] = append(groups[r.Variant+"\x00"+pt], math.Log(*r.RPS))
-		v := (*r.NoiseRPS / 1.959964) * (*r.NoiseRPS / 1.959964)
-		within += v
-		c.withinPerSecond += v * float64(*r.KeptDurationUS) / 1e6
+		points[datasets.CellPoint(r).Label()] = true
 		start += b.Windows.ServiceWarmup.D().Seconds()
 		if r.ColdStartUS != nil {
 			start += float64(*r.ColdStartUS) / 1e6
@@ -113,7 +107,75 @@ func measuredComponents(b *pipeline.Batch, rows []datasets.Cell) components {
 		if r.WarmupUS != nil {
 			warm += float64(*r.WarmupUS) / 1e6
 		}
-		c.n++
+	}
+	n := float64(s.N)
+	return components{n: s.N, between: s.Between, withinPerSecond: s.WithinPerSecond, cost: warm/n + start/n/float64(len(points))}
+}
+
+// A Spread is a figure's variance components as cells measured them.
+type Spread struct {
+	// N is the cells that measured the figure.
+	N int
+	// Between is the variance of the log of a start's figure from one
+	// start to the next: the pooled variance of the starts of each
+	// variant at each point of each batch about their own mean, less the
+	// mean variance their windows measured of themselves, at least 0.
+	Between float64
+	// WithinPerSecond is a window's variance of its figure per second of
+	// kept window; HalfWidth the median 95% half-width of the windows'.
+	WithinPerSecond, HalfWidth float64
+}
+
+// A Figure is a cell's figure and the 95% half-width its window
+// measured of it; false when the cell has none.
+type Figure func(*datasets.Cell) (value, halfWidth float64, ok bool)
+
+// Throughput is a cell's throughput and its window's noise.
+func Throughput(c *datasets.Cell) (float64, float64, bool) {
+	if c.RPS == nil || c.NoiseRPS == nil {
+		return 0, 0, false
+	}
+	return *c.RPS, *c.NoiseRPS, true
+}
+
+// P99 is a cell's p99 and its window's noise.
+func P99(c *datasets.Cell) (float64, float64, bool) {
+	if c.LatencyP99US == nil || c.NoiseP99 == nil {
+		return 0, 0, false
+	}
+	return float64(*c.LatencyP99US), *c.NoiseP99, true
+}
+
+// spreadFigure is figure f of measured cell c when it counts in a
+// spread: a positive value whose kept window measured its noise.
+func spreadFigure(c *datasets.Cell, f Figure) (float64, float64, bool) {
+	v, hw, ok := f(c)
+	if !ok || !datasets.Measured(c) || !(v > 0) || hw < 0 || c.KeptDurationUS == nil {
+		return 0, 0, false
+	}
+	return v, hw, true
+}
+
+// SpreadOf estimates figure f's spread from the cells: those of one
+// variant at one point of one batch are the starts of one group.
+func SpreadOf(rows []datasets.Cell, f Figure) Spread {
+	groups := map[string][]float64{}
+	var s Spread
+	var within float64
+	var hws []float64
+	for i := range rows {
+		r := &rows[i]
+		v, hw, ok := spreadFigure(r, f)
+		if !ok {
+			continue
+		}
+		k := r.Batch + "\x00" + r.Variant + "\x00" + datasets.CellPoint(r).Label()
+		groups[k] = append(groups[k], math.Log(v))
+		w := (hw / 1.959964) * (hw / 1.959964)
+		within += w
+		s.WithinPerSecond += w * float64(*r.KeptDurationUS) / 1e6
+		hws = append(hws, hw)
+		s.N++
 	}
 	var ss float64
 	df := 0
@@ -124,12 +186,12 @@ func measuredComponents(b *pipeline.Batch, rows []datasets.Cell) components {
 		}
 		df += len(g) - 1
 	}
-	if df < 1 || c.n == 0 {
-		return components{}
+	if df < 1 {
+		return Spread{}
 	}
-	n := float64(c.n)
-	c.between = max(ss/float64(df)-within/n, 0)
-	c.withinPerSecond /= n
-	c.cost = warm/n + start/n/float64(len(points))
-	return c
+	n := float64(s.N)
+	s.Between = max(ss/float64(df)-within/n, 0)
+	s.WithinPerSecond /= n
+	s.HalfWidth = stats.Median(hws)
+	return s
 }

@@ -37,61 +37,20 @@ func parseComponents(s string) (*components, error) {
 }
 
 // measuredComponents estimates the components from the quiet runs'
-// starts: each variant's starts' log figures about their own mean,
-// pooled over the variants and runs; the between-start part is their
-// variance less the mean within-start variance (the windows' own noise,
-// a 95% half-width), at least 0.
+// starts (runner.SpreadOf, each run's batch a batch of its own).
 func measuredComponents(runs []runResult) components {
-	var c components
-	c.throughput = pooled(runs, func(x *datasets.Cell) (float64, float64, bool) {
-		if x.RPS == nil || x.NoiseRPS == nil || *x.RPS <= 0 {
-			return 0, 0, false
-		}
-		return *x.RPS, *x.NoiseRPS, true
-	})
-	c.p99 = pooled(runs, func(x *datasets.Cell) (float64, float64, bool) {
-		if x.LatencyP99US == nil || x.NoiseP99 == nil || *x.LatencyP99US <= 0 {
-			return 0, 0, false
-		}
-		return float64(*x.LatencyP99US), *x.NoiseP99, true
-	})
-	return c
-}
-
-func pooled(runs []runResult, get func(*datasets.Cell) (float64, float64, bool)) runner.Components {
-	var ss, within float64
-	var n, groups int
-	var hws []float64
-	for _, r := range runs {
-		by := map[string][]float64{}
-		for i := range r.cells {
-			v, hw, ok := get(&r.cells[i])
-			if !ok {
-				continue
-			}
-			by[r.cells[i].Variant] = append(by[r.cells[i].Variant], math.Log(v))
-			hws = append(hws, hw)
-			within += (hw / 1.959964) * (hw / 1.959964)
-		}
-		for _, xs := range by {
-			var mean float64
-			for _, x := range xs {
-				mean += x
-			}
-			mean /= float64(len(xs))
-			for _, x := range xs {
-				ss += (x - mean) * (x - mean)
-			}
-			n += len(xs)
-			groups++
+	var cells []datasets.Cell
+	for i, r := range runs {
+		for _, c := range r.cells {
+			c.Batch = fmt.Sprintf("run %d", i+1)
+			cells = append(cells, c)
 		}
 	}
-	if n-groups < 1 {
-		return runner.Components{}
+	of := func(f runner.Figure) runner.Components {
+		s := runner.SpreadOf(cells, f)
+		return runner.Components{Between: math.Sqrt(s.Between), Within: s.HalfWidth}
 	}
-	total := ss / float64(n-groups)
-	w := within / float64(len(hws))
-	return runner.Components{Between: math.Sqrt(max(total-w, 0)), Within: stats.Median(hws)}
+	return components{throughput: of(runner.Throughput), p99: of(runner.P99)}
 }
 
 // secondsPerRound is the median wall time of a round of two variants in
