@@ -48,33 +48,24 @@ func batchSection(d *doc, t *analysis.Tables, b *analysis.Batch) {
 func verdicts(d *doc, b *analysis.Batch) {
 	rps, p99 := metricByKey("rps"), metricByKey("p99")
 	var items []string
-	for _, p := range b.Points {
-		if b.Baseline == nil {
+	if b.Baseline == nil {
+		for _, p := range b.Points {
 			if s := bestAt(b, p, rps, "highest throughput", p99, "lowest p99"); s != "" {
 				items = append(items, s)
 			}
-			continue
 		}
-		base := b.RepeatSet(b.Baseline, p)
-		if base == nil {
-			continue
+	}
+	for _, c := range b.Candidates() {
+		vs := b.Baseline.Label
+		if len(c.Base.Unfair) > 0 {
+			vs += " UNFAIR"
 		}
-		for _, v := range b.Variants {
-			g := b.RepeatSet(v, p)
-			if g == nil || v == b.Baseline {
-				continue
-			}
-			vs := b.Baseline.Label
-			if len(base.Unfair) > 0 {
-				vs += " UNFAIR"
-			}
-			item := fmt.Sprintf("%s vs %s at %s: %s; %s", label(g), vs, p.Label(),
-				verdictPhrase("throughput", b.Compare(rps, base, g)), verdictPhrase("p99", b.Compare(p99, base, g)))
-			if note := biasNote(b, base, g); note != "" {
-				item += " (" + note + ")"
-			}
-			items = append(items, item)
+		item := fmt.Sprintf("%s vs %s at %s: %s; %s", label(c.Cand), vs, c.Point.Label(),
+			verdictPhrase("throughput", b.Compare(rps, c.Base, c.Cand)), verdictPhrase("p99", b.Compare(p99, c.Base, c.Cand)))
+		if note := biasNote(b, c.Base, c.Cand); note != "" {
+			item += " (" + note + ")"
 		}
+		items = append(items, item)
 	}
 	if len(items) == 0 {
 		return
