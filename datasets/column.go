@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,6 +17,17 @@ type column[R any] struct {
 	field arrow.Field
 	put   func(b array.Builder, r *R)
 	get   func(a arrow.Array, i int, r *R) error
+	// number reads a numeric column's value from a row as a float64;
+	// false for a null or non-finite value. Nil for other columns.
+	number func(r *R) (float64, bool)
+}
+
+// finite is v, false when it is NaN or infinite.
+func finite(v float64) (float64, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
 }
 
 // Arrow types used by the tables (SCHEMA.md lists what DuckDB shows).
@@ -119,8 +131,9 @@ func optStrCol[R any](name string, t arrow.DataType, f func(*R) **string) column
 // int64Col is a non-null int64.
 func int64Col[R any](name string, f func(*R) *int64) column[R] {
 	return column[R]{
-		field: field(name, arrow.PrimitiveTypes.Int64, false),
-		put:   func(b array.Builder, r *R) { b.(*array.Int64Builder).Append(*f(r)) },
+		field:  field(name, arrow.PrimitiveTypes.Int64, false),
+		put:    func(b array.Builder, r *R) { b.(*array.Int64Builder).Append(*f(r)) },
+		number: func(r *R) (float64, bool) { return float64(*f(r)), true },
 		get: func(a arrow.Array, i int, r *R) error {
 			v, ok := a.(*array.Int64)
 			if !ok {
@@ -136,6 +149,12 @@ func int64Col[R any](name string, f func(*R) *int64) column[R] {
 func optInt64Col[R any](name string, f func(*R) **int64) column[R] {
 	return column[R]{
 		field: field(name, arrow.PrimitiveTypes.Int64, true),
+		number: func(r *R) (float64, bool) {
+			if p := *f(r); p != nil {
+				return float64(*p), true
+			}
+			return 0, false
+		},
 		put: func(b array.Builder, r *R) {
 			if p := *f(r); p != nil {
 				b.(*array.Int64Builder).Append(*p)
@@ -162,8 +181,9 @@ func optInt64Col[R any](name string, f func(*R) **int64) column[R] {
 // float64Col is a non-null float64.
 func float64Col[R any](name string, f func(*R) *float64) column[R] {
 	return column[R]{
-		field: field(name, arrow.PrimitiveTypes.Float64, false),
-		put:   func(b array.Builder, r *R) { b.(*array.Float64Builder).Append(*f(r)) },
+		field:  field(name, arrow.PrimitiveTypes.Float64, false),
+		put:    func(b array.Builder, r *R) { b.(*array.Float64Builder).Append(*f(r)) },
+		number: func(r *R) (float64, bool) { return finite(*f(r)) },
 		get: func(a arrow.Array, i int, r *R) error {
 			v, ok := a.(*array.Float64)
 			if !ok {
@@ -179,6 +199,12 @@ func float64Col[R any](name string, f func(*R) *float64) column[R] {
 func optFloat64Col[R any](name string, f func(*R) **float64) column[R] {
 	return column[R]{
 		field: field(name, arrow.PrimitiveTypes.Float64, true),
+		number: func(r *R) (float64, bool) {
+			if p := *f(r); p != nil {
+				return finite(*p)
+			}
+			return 0, false
+		},
 		put: func(b array.Builder, r *R) {
 			if p := *f(r); p != nil {
 				b.(*array.Float64Builder).Append(*p)

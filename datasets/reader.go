@@ -238,9 +238,6 @@ func (t *Table[R]) appendRows(rows []R, rec arrow.RecordBatch, idx []int) ([]R, 
 				return nil, fmt.Errorf("column %s row %d: %w", c.field.Name, len(rows), err)
 			}
 		}
-		if t.afterRead != nil {
-			t.afterRead(&r)
-		}
 		rows = append(rows, r)
 	}
 	return rows, nil

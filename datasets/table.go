@@ -31,9 +31,6 @@ type Table[R any] struct {
 	cols   []column[R]
 	fields []arrow.Field
 	byName map[string]int
-	// afterRead, when set, completes each row read back: a field that
-	// is no column but follows from the columns.
-	afterRead func(*R)
 }
 
 func newTable[R any](name string, cols ...column[R]) *Table[R] {
@@ -51,6 +48,19 @@ func newTable[R any](name string, cols ...column[R]) *Table[R] {
 		t.byName[f.Name] = i
 	}
 	return t
+}
+
+// Number is the accessor of the numeric column called name: the row's
+// value as a float64, false when it is null or not finite; false when
+// the table has no numeric column of that name. The compared metrics
+// (package decide) read their figures through it, so a metric names its
+// cells column and nothing more.
+func (t *Table[R]) Number(name string) (func(*R) (float64, bool), bool) {
+	i, ok := t.byName[name]
+	if !ok || i < 2 || t.cols[i-2].number == nil {
+		return nil, false
+	}
+	return t.cols[i-2].number, true
 }
 
 // Name is the table's name, and the base name of its file.

@@ -8,18 +8,18 @@ import (
 	"time"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stages/execute"
 	"yardstick/stages/tabulate"
-	"yardstick/stats"
 )
 
 // Adaptive repeats (repeats: {min, max}) run a batch in rounds: round r
 // is repeat r of every variant, each a new start. From round min on, after
 // each round the batch's comparisons against its baseline are decided
-// from the checkpoints so far ([Look]: datasets.CompareBatch, the same
+// from the checkpoints so far ([Look]: decide.Batch, the same
 // decisions as the comparisons table's, at the confidence of the round's
-// look of the sequential design, stats.Sequential), and the batch stops
+// look of the sequential design, decide.Sequential), and the batch stops
 // once every comparison of the metrics it names (repeats.until:
 // throughput and p99 by default) is better, worse or equivalent, at max rounds, or when its budget is spent.
 // rounds/<batch>.json records how many ran.
@@ -157,7 +157,7 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 }
 
 // guidance says how many more starts per side the undecided comparisons
-// need, at most (stats.MoreStartsWords), after a comma; "" when none
+// need, at most (decide.MoreStartsWords), after a comma; "" when none
 // says.
 func guidance(undecided []datasets.Comparison) string {
 	more := 0
@@ -169,7 +169,7 @@ func guidance(undecided []datasets.Comparison) string {
 	if more == 0 {
 		return ""
 	}
-	return " (" + stats.MoreStartsWords(more) + ")"
+	return " (" + decide.MoreStartsWords(more) + ")"
 }
 
 // undecidedAfter decides the batch's comparisons that stop it on
@@ -183,7 +183,7 @@ func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, r int, st *pipeline
 
 // Look decides batch b's comparisons that stop its rounds on its cells
 // measured after round r, as the comparisons table will
-// (datasets.CompareLooks: each look at its own confidence, a comparison
+// (decide.Looks: each look at its own confidence, a comparison
 // decided at an earlier look kept): all of them, and the undecided ones.
 // The rounds stop when none is undecided.
 // It is the one decision the rounds make, and the one the calibration's
@@ -193,11 +193,11 @@ func Look(b *pipeline.Batch, rows []datasets.Cell, r int) (all, undecided []data
 	for i := range rows {
 		cells[i] = &rows[i]
 	}
-	base := datasets.BaselineVariant(cells, b.Baseline)
+	base := decide.BaselineVariant(cells, b.Baseline)
 	if base == "" {
 		return nil, nil
 	}
-	for _, c := range datasets.CompareLooks(b, cells, base, pipeline.BatchRounds{Ran: r}) {
+	for _, c := range decide.Looks(b, cells, base, pipeline.BatchRounds{Ran: r}) {
 		if !slices.Contains(b.Until(), c.Metric) {
 			continue
 		}

@@ -26,13 +26,13 @@ import (
 	"strings"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/pipeline/safetext"
 	"yardstick/stages/execute"
 	"yardstick/stages/fairness"
 	"yardstick/stages/report"
 	"yardstick/stages/tabulate"
-	"yardstick/stats"
 )
 
 // Options configure the stage sequence.
@@ -217,8 +217,8 @@ func decisionText(c datasets.Comparison) string {
 		}
 		s += " " + c.Verdict
 	}
-	if c.Verdict == stats.Undecided {
-		s += " (" + c.ShortReason() + ")"
+	if c.Verdict == decide.Undecided {
+		s += " (" + decide.ShortReason(c) + ")"
 	}
 	return s
 }

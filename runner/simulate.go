@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stats"
 )
@@ -125,11 +126,11 @@ func wrongVerdict(c datasets.Comparison, t float64) bool {
 		beyondGood, beyondBad = t < 1-c.Band, t > 1+c.Band
 	}
 	switch c.Verdict {
-	case stats.Better:
+	case decide.Better:
 		return !beyondGood
-	case stats.Worse:
+	case decide.Worse:
 		return !beyondBad
-	case stats.Equivalent:
+	case decide.Equivalent:
 		return beyondGood || beyondBad
 	}
 	return false
@@ -161,7 +162,7 @@ func (r SimResult) String() string {
 	for _, m := range metrics {
 		o := r.Outcomes[m]
 		s += fmt.Sprintf("%s: better %.3f, worse %.3f, equivalent %.3f, undecided %.3f, coverage %.3f; ", m,
-			r.Rate(o[stats.Better]), r.Rate(o[stats.Worse]), r.Rate(o[stats.Equivalent]), r.Rate(o[stats.Undecided]), r.Rate(r.Covered[m]))
+			r.Rate(o[decide.Better]), r.Rate(o[decide.Worse]), r.Rate(o[decide.Equivalent]), r.Rate(o[decide.Undecided]), r.Rate(r.Covered[m]))
 	}
 	return s + fmt.Sprintf("false alarms %.3f, median rounds %.1f", r.Rate(r.FalseAlarms), r.MedianRounds())
 }

@@ -1,15 +1,10 @@
-// Package stats holds the statistics every stage shares: medians and
-// spreads of repeats, and decisions that compare a candidate with a
-// baseline on one metric: a ratio with a 95% interval from a hierarchical
-// bootstrap over process starts and the noise within each start, and one
-// of four outcomes against a declared margin (better, worse, equivalent,
-// undecided; see [Decide] and docs/methodology.md#decisions). [DecidePaired]
-// decides from paired adjacent slices instead, for the design trial
-// (docs/methodology.md#design-trial).
+// Package stats holds the statistics every stage shares: medians, spreads
+// and means of repeats, and the cost-optimal measurement window of
+// Kalibera and Jones. Decisions (intervals, outcomes, sequential looks)
+// are package decide's; changepoints, steady states and HdrHistogram
+// percentiles are the subpackages'.
 //
-// The package knows nothing of reports, tables or runs; the execute,
-// fairness, tabulate and report stages and the load generator benchmark
-// use it.
+// The package knows nothing of reports, tables or runs.
 package stats
 
 import (

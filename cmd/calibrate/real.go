@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stats"
 )
@@ -171,7 +172,7 @@ func readRun(results string) (runResult, error) {
 
 // twinOf is what the run decided of twin name.
 func twinOf(name string, b *pipeline.Batch, cells []datasets.Cell, rows []datasets.Comparison, st pipeline.BatchRounds) twinResult {
-	t := twinResult{name: name, verdict: stats.Undecided, ratio: math.NaN(), cpu: math.NaN()}
+	t := twinResult{name: name, verdict: decide.Undecided, ratio: math.NaN(), cpu: math.NaN()}
 	for _, c := range rows {
 		if c.Candidate != name {
 			continue
@@ -185,7 +186,7 @@ func twinOf(name string, b *pipeline.Batch, cells []datasets.Cell, rows []datase
 		case c.Metric == "cpu_per_request" && c.Ratio != nil:
 			t.cpu = *c.Ratio
 		}
-		if name == "same" && (c.Verdict == stats.Better || c.Verdict == stats.Worse) {
+		if name == "same" && (c.Verdict == decide.Better || c.Verdict == decide.Worse) {
 			t.wrong = append(t.wrong, c.Metric+" "+c.Verdict)
 		}
 	}
@@ -195,15 +196,15 @@ func twinOf(name string, b *pipeline.Batch, cells []datasets.Cell, rows []datase
 	for i := range cells {
 		ptrs[i] = &cells[i]
 	}
-	for look := b.RepeatsMin; look <= st.Ran && t.verdict != stats.Undecided; look++ {
+	for look := b.RepeatsMin; look <= st.Ran && t.verdict != decide.Undecided; look++ {
 		var in []*datasets.Cell
 		for _, c := range ptrs {
 			if c.Repeat <= int64(look) {
 				in = append(in, c)
 			}
 		}
-		for _, c := range datasets.CompareLooks(b, in, "base", pipeline.BatchRounds{Ran: look}) {
-			if c.Candidate == name && c.Metric == "throughput" && c.Verdict != stats.Undecided && t.round == 0 {
+		for _, c := range decide.Looks(b, in, "base", pipeline.BatchRounds{Ran: look}) {
+			if c.Candidate == name && c.Metric == "throughput" && c.Verdict != decide.Undecided && t.round == 0 {
 				t.round = look
 			}
 		}

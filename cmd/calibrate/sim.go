@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/runner"
 	"yardstick/stats"
 )
@@ -84,7 +85,7 @@ func simulate(o options, c components, roundSeconds float64) {
 			minutes = fmt.Sprintf("%.1f", r.MedianRounds()*roundSeconds/60)
 		}
 		fmt.Printf("  %-12s %-10.3f %-10.3f %-10.3f %-10.3f %-12.3f %-10.1f %s\n", fmt.Sprintf("+%.0f%%", 100*extra),
-			r.Rate(t[stats.Worse]), r.Rate(t[stats.Better]), r.Rate(t[stats.Equivalent]), r.Rate(t[stats.Undecided]), r.Rate(r.FalseAlarms), r.MedianRounds(), minutes)
+			r.Rate(t[decide.Worse]), r.Rate(t[decide.Better]), r.Rate(t[decide.Equivalent]), r.Rate(t[decide.Undecided]), r.Rate(r.FalseAlarms), r.MedianRounds(), minutes)
 	}
 	fmt.Printf("  (false alarm: a run with a verdict on the wrong side of the truth, on throughput or p99; at +0%% any better or worse)\n")
 	fmt.Printf("\ncoverage of the 95%% interval, every start counted, a fixed number of starts (+15%%):\n")

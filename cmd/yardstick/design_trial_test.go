@@ -19,6 +19,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"yardstick/decide"
 	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
@@ -35,11 +36,11 @@ import (
 //
 //   - restarts: the product's design, `yardstick run` of the calibration
 //     batch with adaptive repeats (a new start of every variant per round,
-//     decided by stats.Decide), its rounds bounded by a budget;
+//     decided by decide.Between), its rounds bounded by a budget;
 //   - slices: every variant started once and warmed, all three on CPU 0,
 //     then the load (on CPU 1) alternated between them in short slices,
 //     each comparison a pair of adjacent slices of its two variants in a
-//     random order, decided by stats.DecidePaired after each round, with
+//     random order, decided by decide.Paired after each round, with
 //     the same margin, the same stopping rule and the same budget.
 //
 // It counts per design the decisions that are correct (equivalent for
@@ -69,7 +70,7 @@ var trialQuestions = []struct{ candidate, metric string }{
 
 // A trialRun is one design's answers to the questions, and its wall time.
 type trialRun struct {
-	decisions map[string]stats.Decision // by candidate + " " + metric
+	decisions map[string]decide.Decision // by candidate + " " + metric
 	wall      time.Duration
 	rounds    int
 }
@@ -122,9 +123,9 @@ func TestDesignTrial(t *testing.T) {
 // undecided.
 func judge(candidate, verdict string) string {
 	switch {
-	case verdict == stats.Undecided || verdict == "":
+	case verdict == decide.Undecided || verdict == "":
 		return "undecided"
-	case candidate == "same" && verdict == stats.Equivalent, candidate == "slow" && verdict == stats.Worse:
+	case candidate == "same" && verdict == decide.Equivalent, candidate == "slow" && verdict == decide.Worse:
 		return "correct"
 	}
 	return "wrong"
@@ -182,13 +183,13 @@ func restartTrial(t *testing.T, dir, yardstick, sample string, trial int) trialR
 	results := filepath.Join(dir, fmt.Sprintf("results-%d", trial))
 	began := time.Now()
 	out, err := runFor(t, 10*time.Minute, dir, yardstick, "run", name, "--out", results)
-	r := trialRun{wall: time.Since(began), decisions: map[string]stats.Decision{}}
+	r := trialRun{wall: time.Since(began), decisions: map[string]decide.Decision{}}
 	if err != nil {
 		t.Fatalf("yardstick run: %v\n%s", err, out)
 	}
 	rows, rd := readComparisons(t, results)
 	for _, row := range rows {
-		d := stats.Decision{Verdict: row.Verdict, Ratio: valueOr0(row.Ratio), Low: valueOr0(row.CILow), High: valueOr0(row.CIHigh)}
+		d := decide.Decision{Verdict: row.Verdict, Ratio: valueOr0(row.Ratio), Low: valueOr0(row.CILow), High: valueOr0(row.CIHigh)}
 		r.decisions[row.Candidate+" "+row.Metric] = d
 	}
 	var st pipeline.BatchRounds
@@ -243,8 +244,8 @@ func sliceTrial(t *testing.T, yardstick, sample string, trial int) trialRun {
 		runSlice(t, yardstick, tg.port, sliceWarm)
 	}
 	rng := rand.New(rand.NewPCG(uint64(trial), 0x5eed))
-	pairs := map[string][]stats.Pair{}
-	r := trialRun{decisions: map[string]stats.Decision{}}
+	pairs := map[string][]decide.Pair{}
+	r := trialRun{decisions: map[string]decide.Decision{}}
 	for r.rounds = 1; ; r.rounds++ {
 		sliceRound(t, yardstick, rng, targets, pairs)
 		if r.rounds < sliceMinRound {
@@ -252,9 +253,9 @@ func sliceTrial(t *testing.T, yardstick, sample string, trial int) trialRun {
 		}
 		undecided := 0
 		for _, q := range trialQuestions {
-			d := stats.DecidePaired(pairs[q.candidate+" "+q.metric], stats.Options{Margin: trialMargin, LowerIsBetter: q.metric == "latency_p99"})
+			d := decide.Paired(pairs[q.candidate+" "+q.metric], decide.Options{Margin: trialMargin, LowerIsBetter: q.metric == "latency_p99"})
 			r.decisions[q.candidate+" "+q.metric] = d
-			if d.Verdict == stats.Undecided {
+			if d.Verdict == decide.Undecided {
 				undecided++
 			}
 		}
@@ -269,7 +270,7 @@ func sliceTrial(t *testing.T, yardstick, sample string, trial int) trialRun {
 // sliceRound runs one round: for each candidate, in a random order, a
 // pair of adjacent slices of the baseline and the candidate, in a random
 // order, giving one pair per metric.
-func sliceRound(t *testing.T, yardstick string, rng *rand.Rand, targets []*sliceTarget, pairs map[string][]stats.Pair) {
+func sliceRound(t *testing.T, yardstick string, rng *rand.Rand, targets []*sliceTarget, pairs map[string][]decide.Pair) {
 	t.Helper()
 	cands := targets[1:]
 	for _, i := range rng.Perm(len(cands)) {
@@ -283,8 +284,8 @@ func sliceRound(t *testing.T, yardstick string, rng *rand.Rand, targets []*slice
 		if swapped {
 			a, b = b, a
 		}
-		pairs[c.name+" throughput"] = append(pairs[c.name+" throughput"], stats.Pair{Baseline: a.rps, Candidate: b.rps})
-		pairs[c.name+" latency_p99"] = append(pairs[c.name+" latency_p99"], stats.Pair{Baseline: a.p99, Candidate: b.p99})
+		pairs[c.name+" throughput"] = append(pairs[c.name+" throughput"], decide.Pair{Baseline: a.rps, Candidate: b.rps})
+		pairs[c.name+" latency_p99"] = append(pairs[c.name+" latency_p99"], decide.Pair{Baseline: a.p99, Candidate: b.p99})
 	}
 }
 

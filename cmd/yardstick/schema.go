@@ -7,11 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"cuelang.org/go/cue/ast"
-	"cuelang.org/go/cue/format"
-	"cuelang.org/go/cue/parser"
-	"cuelang.org/go/cue/token"
-
 	"yardstick/pipeline"
 	"yardstick/schema"
 )
@@ -46,10 +41,10 @@ func runSchema(_ context.Context, env *cliEnv, args []string) error {
 		_, err = env.stdout.Write(schema.Source())
 		return err
 	}
-	if *pkg != "" && !ast.IsValidIdent(*pkg) {
+	if *pkg != "" && !schema.IsPackageName(*pkg) {
 		return usagef("--package %q: not a CUE identifier", *pkg)
 	}
-	b, err := vetSchema(*pkg)
+	b, err := schema.VetFile(*pkg, Version())
 	if err != nil {
 		return err
 	}
@@ -92,73 +87,4 @@ func writeDir(dir string) error {
 		return fmt.Errorf("refused: %s is not a regular file", vetFile)
 	}
 	return nil
-}
-
-// vetSchema is the embedded schema made usable by plain `cue vet` on a
-// definition of any package: without a package clause (or with pkg's),
-// and with two top-level pattern constraints, which `cue vet -d` cannot
-// apply to CUE input: every field whose name is a #Name is an
-// #Experiment, and any other field is an error, as in #Experiments.
-func vetSchema(pkg string) ([]byte, error) {
-	f, err := parser.ParseFile(schema.SchemaFile, schema.Source(), parser.ParseComments)
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema: %w", err)
-	}
-	name, err := namePattern(f)
-	if err != nil {
-		return nil, err
-	}
-	decls := []ast.Decl{}
-	if pkg != "" {
-		decls = append(decls, &ast.Package{Name: ast.NewIdent(pkg)})
-	}
-	for _, d := range f.Decls {
-		if _, ok := d.(*ast.Package); !ok {
-			decls = append(decls, d)
-		}
-	}
-	f.Decls = decls
-	body, err := format.Node(f)
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema: %w", err)
-	}
-	src := fmt.Sprintf(`// yardstick's experiment schema (yardstick %s), written by
-// yardstick schema --write. Check a definition against it with
-//
-//	cue vet -c yardstick.cue my-experiment.cue
-//
-// Every top-level field of the definition is an experiment.
-
-%s
-// Written by yardstick schema --write: the top level of a definition is
-// #Experiments.
-[=~%s]: #Experiment
-[N=!~%s]: error("\(N): field not allowed: not an experiment name (#Name)")
-`, Version(), body, name, name)
-	out, err := format.Source([]byte(src))
-	if err != nil {
-		return nil, fmt.Errorf("schema --write: %w", err)
-	}
-	return out, nil
-}
-
-// namePattern returns the quoted regular expression of #Name, as the
-// schema spells it: a label expression cannot refer to #Name itself, which
-// sits at the top level it would constrain.
-func namePattern(f *ast.File) (string, error) {
-	for _, d := range f.Decls {
-		fld, ok := d.(*ast.Field)
-		if !ok {
-			continue
-		}
-		if n, _, _ := ast.LabelName(fld.Label); n != "#Name" {
-			continue
-		}
-		if u, ok := fld.Value.(*ast.UnaryExpr); ok && u.Op == token.MAT {
-			if lit, ok := u.X.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				return lit.Value, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("embedded schema: no #Name: =~\"...\" at its top level")
 }

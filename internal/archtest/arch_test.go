@@ -194,7 +194,7 @@ func TestRunnerUsesStageEntryPoints(t *testing.T) {
 // files), only the pure standard library and the packages below the
 // stages whose values it reads.
 var analysisImports = []string{"cmp", "maps", "math", "slices", "sort", "strconv", "strings",
-	"yardstick/datasets", "yardstick/pipeline", "yardstick/stats"}
+	"yardstick/datasets", "yardstick/decide", "yardstick/pipeline", "yardstick/stats"}
 
 // TestReportAnalysisIsPure: the report's numbers are computed apart from
 // the reading, the words and the writing of the report.
@@ -226,6 +226,104 @@ func TestCUEStaysOnTheDefinitionSide(t *testing.T) {
 			t.Errorf("%s links cuelang.org packages; only the definition side (schema, validate, plan, cmd) may", p.ImportPath)
 		}
 	}
+}
+
+// TestOnlySchemaImportsCUE: the schema package is the one door to the
+// CUE evaluator; validate, plan and cmd reach it through schema.
+func TestOnlySchemaImportsCUE(t *testing.T) {
+	for _, p := range list(t, root(t), "./...") {
+		if p.ImportPath == "yardstick/schema" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, "cuelang.org/") {
+				t.Errorf("%s imports %s: only yardstick/schema imports CUE; put what it needs there", p.ImportPath, imp)
+			}
+		}
+	}
+}
+
+// TestDatasetsHoldNoDecision: datasets is the Parquet door. The
+// decisions (the compared metrics, intervals, outcomes) are package
+// decide's, which imports datasets; datasets never links decide.
+func TestDatasetsHoldNoDecision(t *testing.T) {
+	dir := root(t)
+	cmd := exec.Command("go", "list", "-deps", "./datasets")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./datasets: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "yardstick/decide" || strings.HasPrefix(dep, "yardstick/decide/") {
+			t.Errorf("yardstick/datasets links %s: a decision belongs in package decide, the rows in datasets", dep)
+		}
+	}
+	// datasets may use stats' medians, so stats holds no decision
+	// either: none of decide's own names (its outcomes, its decision
+	// types and functions) is declared in a package datasets links.
+	names := exported(t, filepath.Join(dir, "decide"))
+	for _, n := range decisionNames {
+		if !names[n] {
+			t.Errorf("package decide declares no %s: keep decisionNames true", n)
+		}
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		sub, ok := strings.CutPrefix(dep, "yardstick/")
+		if !ok {
+			continue
+		}
+		for name, ok := range exported(t, filepath.Join(dir, filepath.FromSlash(sub))) {
+			if ok && slices.Contains(decisionNames, name) {
+				t.Errorf("%s declares %s, a name of package decide: the decision code came back below datasets", dep, name)
+			}
+		}
+	}
+}
+
+// decisionNames are names that mean a decision and nothing else.
+var decisionNames = []string{"Better", "Worse", "Equivalent", "Undecided", "Outcomes", "Decision", "Between",
+	"Sequential", "ReasonKind", "MoreStartsWords", "Paired", "Metrics", "MetricNamed", "StartsOf", "DesignOf"}
+
+// exported are the exported top-level names declared in the non-test Go
+// files of dir.
+func exported(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						names[sp.Name.Name] = sp.Name.IsExported()
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							names[n.Name] = n.IsExported()
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // TestNoPointerOutsideTheRepo: the project stands on its own; no file

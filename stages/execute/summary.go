@@ -53,7 +53,7 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 // steadyText is the cell's time to steady state; "drifted" when its kept
 // window drifted in throughput (it counts, with a wider interval of its
 // own); "never" when its load never became steady (left out of the
-// decisions, datasets.NeverSteady: no steady segment, and no adaptive
+// decisions, decide.NeverSteady: no steady segment, and no adaptive
 // warm-up that saw one); "?" without an analysis.
 func steadyText(cp *pipeline.Checkpoint) string {
 	st := cp.Steady

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/stages/report/analysis"
 	"yardstick/stats"
 )
@@ -86,8 +87,8 @@ func verdicts(d *doc, b *analysis.Batch) {
 // 1.27] better", "p99 undecided (not steady)".
 func verdictPhrase(name string, c datasets.Comparison) string {
 	s := name + " " + fmtComparison(c)
-	if c.Verdict == stats.Undecided {
-		s += " (" + c.ShortReason() + ")"
+	if c.Verdict == decide.Undecided {
+		s += " (" + decide.ShortReason(c) + ")"
 	}
 	return s
 }
@@ -105,7 +106,7 @@ func bestAt(b *analysis.Batch, p analysis.Point, m1 analysis.Metric, w1 string, 
 		switch {
 		case w == nil:
 			return ""
-		case c.Verdict != stats.Better:
+		case c.Verdict != decide.Better:
 			parts = append(parts, mw.word+" "+c.Verdict+" ("+label(w)+" ahead, "+orReason(c)+")")
 		default:
 			parts = append(parts, mw.word+" "+label(w))
@@ -116,8 +117,8 @@ func bestAt(b *analysis.Batch, p analysis.Point, m1 analysis.Metric, w1 string, 
 
 // orReason is the decision's short reason, or its interval when decided.
 func orReason(c datasets.Comparison) string {
-	if c.Verdict == stats.Undecided {
-		return c.ShortReason()
+	if c.Verdict == decide.Undecided {
+		return decide.ShortReason(c)
 	}
 	return fmtComparison(c)
 }
@@ -191,7 +192,7 @@ func ratios(d *doc, b *analysis.Batch) {
 				}
 				c := b.Compare(m, base, g)
 				r = append(r, fmtComparison(c))
-				if c.Verdict == stats.Undecided {
+				if c.Verdict == decide.Undecided {
 					undecided = append(undecided, fmt.Sprintf("%s at %s, %s: %s", v.Label, p.Label(), m.Title, c.Reason))
 				}
 			}

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stages/report/analysis"
-	"yardstick/stats"
 )
 
 // Compare reads two runs through the report's reading of the tables,
@@ -197,10 +197,10 @@ func (c *Comparison) undecided(d *doc) {
 		var byReason []string
 		which := map[string][]string{}
 		for i, cmp := range r.Comparisons {
-			if cmp.Verdict != stats.Undecided {
+			if cmp.Verdict != decide.Undecided {
 				continue
 			}
-			reason := cmp.ShortReason()
+			reason := decide.ShortReason(cmp)
 			if _, ok := which[reason]; !ok {
 				byReason = append(byReason, reason)
 			}

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stages/report/analysis"
-	"yardstick/stats"
 )
 
 // fixtureSide reads the fixture run as one side of a comparison.
@@ -73,7 +73,7 @@ func TestCompareRunWithItself(t *testing.T) {
 	}
 	for _, r := range c.Rows {
 		for i, v := range r.Comparisons {
-			if v.Verdict == stats.Better || v.Verdict == stats.Worse {
+			if v.Verdict == decide.Better || v.Verdict == decide.Worse {
 				t.Errorf("%s/%s/%s %s: %s against itself", r.Batch.Name, r.Variant, r.Point.Label(), compareMetrics[i], v.Verdict)
 			}
 		}
@@ -145,11 +145,11 @@ func TestCompareBusyRun(t *testing.T) {
 		t.Fatal("no jvm-g1 c8-p128 row")
 		return datasets.Comparison{}
 	}
-	if v := verdict(join(a, sideOf(t, doubled(0.01), a.Tables.Env))); v.Verdict != stats.Better {
+	if v := verdict(join(a, sideOf(t, doubled(0.01), a.Tables.Env))); v.Verdict != decide.Better {
 		t.Errorf("quiet B, twice the throughput: %s", v)
 	}
 	v := verdict(join(a, sideOf(t, doubled(0.2), a.Tables.Env)))
-	if v.Verdict != stats.Undecided || v.Kind != stats.ReasonUnfair || !strings.HasPrefix(v.Reason, "unfair (the machine was busy in B") || v.Ratio == nil || *v.Ratio < 1.9 {
+	if v.Verdict != decide.Undecided || decide.KindOf(v) != decide.ReasonUnfair || !strings.HasPrefix(v.Reason, "unfair (the machine was busy in B") || v.Ratio == nil || *v.Ratio < 1.9 {
 		t.Errorf("busy B, twice the throughput: %s", v)
 	}
 }

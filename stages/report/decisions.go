@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"yardstick/decide"
 	"yardstick/stages/report/analysis"
-	"yardstick/stats"
 )
 
 // The report's first screen is its answer: the decisions on throughput
@@ -36,7 +36,7 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 			for _, k := range headlineMetrics {
 				m := metricByKey(k)
 				d := b.Compare(m, c.Base, c.Cand)
-				rows = append(rows, decisionRow(who, m.Title, d.Ratio, d.CILow, d.CIHigh, d.Verdict, d.ShortReason()))
+				rows = append(rows, decisionRow(who, m.Title, d.Ratio, d.CILow, d.CIHigh, d.Verdict, decide.ShortReason(d)))
 				if len(ch.rows) < maxForestRows {
 					ch.rows = append(ch.rows, forestRow{label: who + " " + m.Title, c: d})
 				}
@@ -65,7 +65,7 @@ func decisionRow(who, metric string, ratio, lo, hi *float64, verdict, why string
 	if lo != nil && hi != nil {
 		iv = fmt.Sprintf("[%s, %s]", strings.TrimSuffix(fmtRatio(*lo), "x"), strings.TrimSuffix(fmtRatio(*hi), "x"))
 	}
-	if verdict != stats.Undecided {
+	if verdict != decide.Undecided {
 		why = ""
 	}
 	return []string{who, metric, r, iv, verdict, why}

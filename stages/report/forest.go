@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"yardstick/datasets"
-	"yardstick/stats"
+	"yardstick/decide"
 )
 
 // A forestChart draws decisions as a forest plot: one row per variant and
@@ -25,7 +25,7 @@ type forestRow struct {
 
 // outcomeColour colours an outcome.
 var outcomeColour = map[string]string{
-	stats.Better: "#2ca02c", stats.Worse: "#d62728", stats.Equivalent: "#1f77b4", stats.Undecided: "#999999",
+	decide.Better: "#2ca02c", decide.Worse: "#d62728", decide.Equivalent: "#1f77b4", decide.Undecided: "#999999",
 }
 
 func (c *forestChart) svg() string {

@@ -19,7 +19,7 @@
 //     no words: cells grouped by batch, then variant x workload point; the
 //     repeats there are one RepeatSet. Decisions inside each batch only,
 //     against the batch's baseline: the comparisons table's rows, else
-//     datasets.Decide on the two repeat sets; win counts, peaks, radar
+//     decide.Compare on the two repeat sets; win counts, peaks, radar
 //     scores, the steady state of each cell, the study's answers and, for
 //     compare, two runs joined by cell id. max is shown and never ranked;
 //     batches are never ranked against each other.

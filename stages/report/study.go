@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stages/report/analysis"
-	"yardstick/stats"
 )
 
 // This file answers a study's question on the report's first screen
@@ -97,10 +97,10 @@ func pointWinner(b *analysis.Batch, m analysis.Metric, p analysis.Point) (who, w
 		return "", ""
 	case o.Winner != nil:
 		return label(o.Winner), fmtComparison(o.Decision)
-	case o.Verdict == stats.Equivalent:
-		return stats.Equivalent, fmtComparison(o.Decision)
+	case o.Verdict == decide.Equivalent:
+		return decide.Equivalent, fmtComparison(o.Decision)
 	}
-	return stats.Undecided, o.Decision.ShortReason()
+	return decide.Undecided, decide.ShortReason(o.Decision)
 }
 
 // answerDimensions: per batch, each variant against the baseline on each
@@ -131,7 +131,7 @@ func answerDimensions(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 				rows = append(rows, []string{a.Label, v.Label, o, detail})
 			}
 			var parts []string
-			for _, o := range append(slices.Clone(stats.Outcomes), "not measured") {
+			for _, o := range append(slices.Clone(decide.Outcomes), "not measured") {
 				if ls := byOutcome[o]; len(ls) > 0 {
 					parts = append(parts, o+" on "+strings.Join(ls, ", "))
 				}
@@ -182,8 +182,8 @@ func dimension(b *analysis.Batch, v *analysis.Variant, m analysis.Metric) (strin
 	var detail []string
 	for i, c := range dm.Decisions {
 		s := dm.Points[i].Label() + ": " + fmtComparison(c)
-		if c.Verdict == stats.Undecided {
-			s += " (" + c.ShortReason() + ")"
+		if c.Verdict == decide.Undecided {
+			s += " (" + decide.ShortReason(c) + ")"
 		}
 		detail = append(detail, s)
 	}
@@ -283,7 +283,7 @@ func crossings(pts []analysis.Point, leaders []string) string {
 			span = fmt.Sprintf("c%d to c%d", r.from, r.to)
 		}
 		switch r.who {
-		case stats.Equivalent, stats.Undecided:
+		case decide.Equivalent, decide.Undecided:
 			parts = append(parts, r.who+" at "+span)
 		case "not measured":
 			parts = append(parts, "not measured at "+span)
@@ -311,7 +311,7 @@ func crossings(pts []analysis.Point, leaders []string) string {
 
 // leader says whether a crossing run's who names a variant.
 func leader(who string) bool {
-	return who != stats.Equivalent && who != stats.Undecided && who != "not measured"
+	return who != decide.Equivalent && who != decide.Undecided && who != "not measured"
 }
 
 // answerWinners: per batch and workload point, the winner of throughput
@@ -340,7 +340,7 @@ func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 					continue
 				}
 				who, why := pointWinner(b, metricByKey(k), p)
-				if who == stats.Undecided {
+				if who == decide.Undecided {
 					who += " (" + why + ")"
 				}
 				r = append(r, orDash(who))

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/pipeline/runfs"
 	"yardstick/stats/hdrstat"
@@ -148,7 +149,7 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 	if err := tb.batches.send(ctx, batches...); err != nil {
 		return err
 	}
-	s.Comparisons = datasets.CompareRun(tb.rows, batches, func(name string) (*pipeline.Batch, pipeline.BatchRounds) {
+	s.Comparisons = decide.Run(tb.rows, batches, func(name string) (*pipeline.Batch, pipeline.BatchRounds) {
 		return in.plan.Batch(name), in.rounds[name]
 	})
 	s.Busy = datasets.Busy(tb.rows)

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
-	"yardstick/stats"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -107,12 +107,12 @@ func TestWinsPeaksRadar(t *testing.T) {
 		t.Errorf("equal throughput: wins %+v", wc)
 	}
 	o := eq.PointWinner(rps, eq.Points[1])
-	if !o.Measured || o.Winner != nil || o.Verdict != stats.Equivalent {
+	if !o.Measured || o.Winner != nil || o.Verdict != decide.Equivalent {
 		t.Errorf("equal throughput at c32: %+v", o)
 	}
 	// undecided at c8 (unfair), better at c32: undecided, not split
 	d := b.Dimension(b.Variants[1], rps)
-	if d.Outcome != stats.Undecided || d.Split || len(d.Decisions) != 2 || d.Decisions[1].Verdict != stats.Better {
+	if d.Outcome != decide.Undecided || d.Split || len(d.Decisions) != 2 || d.Decisions[1].Verdict != decide.Better {
 		t.Errorf("dimension %+v", d)
 	}
 }

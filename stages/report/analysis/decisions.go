@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/stats"
 )
 
@@ -89,12 +90,12 @@ func (b *Batch) Wins(m Metric) WinCount {
 		}
 		wc.Points++
 		switch c.Verdict {
-		case stats.Better:
+		case decide.Better:
 			wc.Count[w.Variant.Label]++
 			if anyUnfair {
 				wc.Unfair[w.Variant.Label]++
 			}
-		case stats.Equivalent:
+		case decide.Equivalent:
 			wc.Equivalent++
 		default:
 			wc.Undecided++
@@ -180,7 +181,7 @@ func (b *Batch) Radar() []RadarRow {
 				}
 				logSum += math.Log10(adv)
 				n++
-				decided = decided && c.Verdict != stats.Undecided
+				decided = decided && c.Verdict != decide.Undecided
 			}
 			score := math.NaN()
 			if n > 0 {
@@ -213,11 +214,11 @@ func (b *Batch) PointWinner(m Metric, p Point) Outcome {
 	}
 	o := Outcome{Verdict: c.Verdict, Decision: c, Measured: true}
 	switch c.Verdict {
-	case stats.Better:
+	case decide.Better:
 		o.Winner = w
-	case stats.Equivalent:
+	case decide.Equivalent:
 	default:
-		o.Verdict = stats.Undecided
+		o.Verdict = decide.Undecided
 	}
 	return o
 }
@@ -237,8 +238,8 @@ func Overall(per []string) string {
 		return "not measured"
 	case len(seen) == 1:
 		return seen[0]
-	case slices.Contains(seen, stats.Undecided):
-		return stats.Undecided
+	case slices.Contains(seen, decide.Undecided):
+		return decide.Undecided
 	}
 	return "split"
 }
@@ -270,23 +271,23 @@ func (b *Batch) Dimension(v *Variant, m Metric) Dimension {
 	}
 	d.Outcome = Overall(outcomes)
 	if d.Outcome == "split" {
-		d.Outcome, d.Split = stats.Undecided, true
+		d.Outcome, d.Split = decide.Undecided, true
 	}
 	return d
 }
 
 // Compare decides metric m of candidate repeat set s against baseline
 // repeat set base: the comparisons table's row where the run has one (the
-// batch's declared baseline), else decided the same way (datasets.Decide)
+// batch's declared baseline), else decided the same way (decide.Compare)
 // from the two sets' cells, as for --baseline or between two candidates.
 func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
 	if r, ok := b.rows[rowKey(s.Point.Label(), s.Variant.Label, base.Variant.Label, m.Cmp)]; ok {
 		return r
 	}
-	dm, _ := datasets.MetricNamed(m.Cmp)
+	dm, _ := decide.MetricNamed(m.Cmp)
 	d := b.Design()
 	d.Confidence = b.confidence
-	return datasets.Decide(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, d)
+	return decide.Compare(b.Name, s.Point.Label(), s.Variant.Label, base.Variant.Label, dm, base.Measured, s.Measured, d)
 }
 
 // Confidence is the highest level of the batch's comparisons table
@@ -302,8 +303,8 @@ func (b *Batch) Confidence() float64 {
 // table's), and per metric the margin its comparisons table rows were
 // decided with (the tables keep no other record of a margin declared
 // per metric), else the plan's.
-func (b *Batch) Design() datasets.Design {
-	d := datasets.Design{Margin: b.Noise, Margins: b.margins}
+func (b *Batch) Design() decide.Design {
+	d := decide.Design{Margin: b.Noise, Margins: b.margins}
 	if len(d.Margins) == 0 && b.Plan != nil {
 		d.Margins = b.Plan.Fairness.Margins
 	}

@@ -1,7 +1,7 @@
 // Package analysis is the report's numbers as values: the cells of a run
 // grouped by batch, variant and workload point into repeat sets, the
 // decisions between repeat sets (the comparisons table's rows, else
-// datasets.Decide), win counts, peaks, radar scores, the steady state of
+// decide.Compare), win counts, peaks, radar scores, the steady state of
 // each cell, a study's answers and the join of two runs for compare.
 //
 // It reads nothing and writes nothing, and it puts no number into words:

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
-	"yardstick/stats"
 )
 
 // Comparing two runs of one plan (a run and its rerun months later, say)
@@ -134,13 +134,13 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 	row.Repeats = len(cand.Measured)
 	busy := busySides(base.Measured, cand.Measured)
 	for _, k := range CompareMetrics {
-		m, _ := datasets.MetricNamed(MetricByKey(k).Cmp)
-		d := datasets.Decide(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Design())
-		if busy != "" && d.Verdict != stats.Undecided {
+		m, _ := decide.MetricNamed(MetricByKey(k).Cmp)
+		d := decide.Compare(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Design())
+		if busy != "" && d.Verdict != decide.Undecided {
 			// Inside a run, rounds spread other work over the variants
 			// and it widens the intervals; between two runs it lands on
 			// one side: the difference may be the machine's.
-			d.Unfair("the machine was busy in " + busy + ": the runs' difference may be the machine's")
+			decide.Unfair(&d, "the machine was busy in "+busy+": the runs' difference may be the machine's")
 		}
 		row.Comparisons = append(row.Comparisons, d)
 	}

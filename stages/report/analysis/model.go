@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 	"yardstick/pipeline"
 )
 
@@ -38,7 +39,7 @@ type Metric struct {
 	Title string
 	// Lower says lower is better.
 	Lower bool
-	// Cmp names the metric in the comparisons table (datasets.Metrics);
+	// Cmp names the metric in the comparisons table (decide.Metrics);
 	// "" for a column without decisions (tails, RSS after, max: max
 	// varies 106-385% between identical runs).
 	Cmp string
@@ -424,7 +425,7 @@ func (b *Batch) chooseBaseline(flag string) {
 	}
 	// The same rule as the comparisons table's: a variant label, else the
 	// target's first variant in plan order.
-	label := datasets.BaselineVariant(cells, name)
+	label := decide.BaselineVariant(cells, name)
 	for _, v := range b.Variants {
 		if label != "" && v.Label == label {
 			b.Baseline = v

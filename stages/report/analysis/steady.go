@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"yardstick/datasets"
+	"yardstick/decide"
 )
 
 // Unsteady says which parts of a cell's steady-state analysis (the cells
@@ -48,7 +49,7 @@ func UnsteadyCells(g *RepeatSet) []*datasets.Cell {
 }
 
 // NeverSteadyCells are the measured cells of repeat set g whose load
-// never became steady (datasets.NeverSteady): those the decisions leave
+// never became steady (decide.NeverSteady): those the decisions leave
 // out.
 func NeverSteadyCells(g *RepeatSet) []*datasets.Cell {
 	if g == nil {
@@ -56,7 +57,7 @@ func NeverSteadyCells(g *RepeatSet) []*datasets.Cell {
 	}
 	var out []*datasets.Cell
 	for _, c := range g.Measured {
-		if datasets.NeverSteady(c) {
+		if decide.NeverSteady(c) {
 			out = append(out, c)
 		}
 	}

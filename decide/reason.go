@@ -1,4 +1,4 @@
-package stats
+package decide
 
 import "strings"
 
@@ -21,7 +21,7 @@ const (
 	// or negative): no ratio either.
 	ReasonImpossible
 	// ReasonUnfair: a side has an unfair cell, so the comparison itself
-	// is in doubt (set by package datasets, which knows the cells).
+	// is in doubt (set by Compare and Unfair, which know the cells).
 	ReasonUnfair
 	// ReasonOneStart: one start on a side, so the interval holds no noise
 	// between starts and nothing is decided whatever it is.
@@ -38,8 +38,8 @@ var reasonLeads = []struct {
 	{ReasonUnfair, "unfair"}, {ReasonOneStart, "one start on a side"}, {ReasonNotSteady, "not steady"}, {ReasonFewStarts, "fewer than"}, {ReasonImpossible, "the "},
 }
 
-// ReasonKindOf is the kind of a reason as Decide (and datasets.Decide)
-// write it: how a decision read back from the comparisons table, whose
+// ReasonKindOf is the kind of a reason as Between (and Compare) write
+// it: how a decision read back from the comparisons table, whose
 // reason column is text, gets its kind again.
 func ReasonKindOf(reason string) ReasonKind {
 	for _, l := range reasonLeads {

@@ -1,4 +1,4 @@
-package stats
+package decide
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ type Pair struct {
 // MinPairs is the fewest pairs a paired decision needs.
 const MinPairs = 3
 
-// DecidePaired compares the candidate with the baseline from paired
+// Paired compares the candidate with the baseline from paired
 // measurements. Each pair gives a log ratio, log(candidate / baseline);
 // the pairs are taken as independent draws (the slices' order inside
 // each pair random, so that a trend within a pair has no sign), and the
@@ -32,7 +32,7 @@ const MinPairs = 3
 //
 // A paired decision knows only the processes it measured: the noise
 // between two starts of one binary is not in its interval.
-func DecidePaired(pairs []Pair, o Options) (d Decision) {
+func Paired(pairs []Pair, o Options) (d Decision) {
 	d = Decision{Ratio: math.NaN(), Low: math.NaN(), High: math.NaN(), Baseline: math.NaN(), Candidate: math.NaN(),
 		Margin: max(o.Margin, 0), Verdict: Undecided, Confidence: 1 - Alpha}
 	n := len(pairs)

@@ -1,18 +1,19 @@
-package datasets
+package decide
 
 import (
 	"strings"
 	"testing"
 
+	"yardstick/datasets"
 	"yardstick/pipeline"
 )
 
 // testCells are two variants' starts at one point: the candidate 20%
 // slower, every start's kept window steady but those marked.
-func testCells(n int, mark func(c *Cell, variant string, repeat int)) []*Cell {
+func testCells(n int, mark func(c *datasets.Cell, variant string, repeat int)) []*datasets.Cell {
 	f := func(v float64) *float64 { return &v }
 	conc := int64(8)
-	var cells []*Cell
+	var cells []*datasets.Cell
 	for r := range n {
 		for _, v := range []struct {
 			name string
@@ -22,7 +23,7 @@ func testCells(n int, mark func(c *Cell, variant string, repeat int)) []*Cell {
 			jitter := 1 + 0.02*float64((r*7+len(v.name))%3-1)
 			p99 := int64(float64(v.p99) * jitter)
 			flat := pipeline.SteadyFlat
-			c := &Cell{Batch: "main", Variant: v.name, Repeat: int64(r + 1), Status: pipeline.StatusOK, Mode: "closed",
+			c := &datasets.Cell{Batch: "main", Variant: v.name, Repeat: int64(r + 1), Status: pipeline.StatusOK, Mode: "closed",
 				Concurrency: &conc, RPS: f(v.rps * jitter), NoiseRPS: f(0.02), NoiseP99: f(0.05), LatencyP99US: &p99, SteadyClass: &flat}
 			if mark != nil {
 				mark(c, v.name, r+1)
@@ -33,7 +34,7 @@ func testCells(n int, mark func(c *Cell, variant string, repeat int)) []*Cell {
 	return cells
 }
 
-func metricRow(t *testing.T, rows []Comparison, metric string) Comparison {
+func metricRow(t *testing.T, rows []datasets.Comparison, metric string) datasets.Comparison {
 	t.Helper()
 	for _, c := range rows {
 		if c.Metric == metric {
@@ -41,7 +42,7 @@ func metricRow(t *testing.T, rows []Comparison, metric string) Comparison {
 		}
 	}
 	t.Fatalf("no %s row in %v", metric, rows)
-	return Comparison{}
+	return datasets.Comparison{}
 }
 
 // TestCompareBatchCountsEveryStart: a start that drifted inside its kept
@@ -52,7 +53,7 @@ func TestCompareBatchCountsEveryStart(t *testing.T) {
 	no := false
 	drift := 0.03
 	none := pipeline.SteadyNone
-	cells := testCells(4, func(c *Cell, v string, r int) {
+	cells := testCells(4, func(c *datasets.Cell, v string, r int) {
 		switch {
 		case r == 2:
 			c.KeptSteady, c.KeptChange, c.P99KeptSteady = &no, &drift, &no
@@ -60,7 +61,7 @@ func TestCompareBatchCountsEveryStart(t *testing.T) {
 			c.SteadyClass = &none
 		}
 	})
-	rows := CompareBatch("main", cells, "base", Design{Margin: 0.05})
+	rows := Batch("main", cells, "base", Design{Margin: 0.05})
 	tp := metricRow(t, rows, "throughput")
 	if tp.Verdict != "worse" || tp.RepeatsBaseline != 3 || tp.RepeatsCandidate != 4 || !strings.Contains(tp.Reason, "left out, never steady: 1 baseline and 0 candidate") {
 		t.Errorf("throughput: %s (starts %d and %d)", tp, tp.RepeatsBaseline, tp.RepeatsCandidate)
@@ -79,7 +80,7 @@ func TestCompareBatchCountsEveryStart(t *testing.T) {
 // confidence, a rerun's fixed rounds at 95%.
 func TestDesignMargins(t *testing.T) {
 	cells := testCells(4, nil)
-	rows := CompareBatch("main", cells, "base", Design{Margin: 0.05, Margins: map[string]float64{"latency_p99": 0.4}})
+	rows := Batch("main", cells, "base", Design{Margin: 0.05, Margins: map[string]float64{"latency_p99": 0.4}})
 	if r := metricRow(t, rows, "latency_p99"); r.Band != 0.4 || r.Verdict != "equivalent" {
 		t.Errorf("p99 at a ±40%% margin, 1.3x: %s (band %g)", r, r.Band)
 	}

@@ -1,4 +1,4 @@
-package stats
+package decide
 
 import (
 	"math"
@@ -43,7 +43,7 @@ func TestDecideCoverage(t *testing.T) {
 		for i := range trials {
 			base := synth(rng, c.n, 10000, c.between, c.within)
 			cand := synth(rng, c.n, 8500, c.between, c.within)
-			d := Decide(base, cand, Options{Margin: 0.05, Seed: uint64(i)})
+			d := Between(base, cand, Options{Margin: 0.05, Seed: uint64(i)})
 			if d.Low <= 0.85 && 0.85 <= d.High {
 				covered++
 			}
@@ -64,7 +64,7 @@ func TestDecideOutcomes(t *testing.T) {
 	wrong, equivalent := 0, 0
 	for i := range 300 {
 		a, b := synth(rng, 3, 1000, 0.02, 0.02), synth(rng, 3, 1000, 0.02, 0.02)
-		d := Decide(a, b, Options{Margin: 0.07, Seed: uint64(i)})
+		d := Between(a, b, Options{Margin: 0.07, Seed: uint64(i)})
 		switch d.Verdict {
 		case Better, Worse:
 			wrong++
@@ -81,14 +81,14 @@ func TestDecideOutcomes(t *testing.T) {
 	called := 0
 	for i := range 100 {
 		a, b := synth(rng, 5, 1000, 0.02, 0.02), synth(rng, 5, 850, 0.02, 0.02)
-		d := Decide(a, b, Options{Margin: 0.05, Seed: uint64(i)})
+		d := Between(a, b, Options{Margin: 0.05, Seed: uint64(i)})
 		if d.Verdict == Better {
 			t.Fatalf("15%% slower called better: %+v", d)
 		}
 		if d.Verdict == Worse {
 			called++
 		}
-		lower := Decide(a, b, Options{Margin: 0.05, LowerIsBetter: true, Seed: uint64(i)})
+		lower := Between(a, b, Options{Margin: 0.05, LowerIsBetter: true, Seed: uint64(i)})
 		if lower.Verdict == Worse {
 			t.Fatalf("a 15%% lower latency called worse: %+v", lower)
 		}
@@ -98,45 +98,45 @@ func TestDecideOutcomes(t *testing.T) {
 	}
 
 	one := []Start{{Value: 100, HalfWidth: 0.01}}
-	d := Decide(one, []Start{{Value: 130, HalfWidth: 0.01}}, Options{Margin: 0.05})
+	d := Between(one, []Start{{Value: 130, HalfWidth: 0.01}}, Options{Margin: 0.05})
 	// one start a side: the interval lies beyond the margin, but it holds
 	// no between-start noise, so nothing is decided
 	if d.Verdict != Undecided || !d.WithinOnly || d.Low < 1.05 || d.MoreStarts != MinStarts-1 ||
 		!strings.Contains(d.Reason, "only the noise within a start") || !strings.Contains(d.Reason, "would be better") {
 		t.Errorf("one start a side, +30%% at ±1%%: %+v", d)
 	}
-	d = Decide(one, []Start{{Value: 101, HalfWidth: math.NaN()}}, Options{Margin: 0.05})
+	d = Between(one, []Start{{Value: 101, HalfWidth: math.NaN()}}, Options{Margin: 0.05})
 	if d.Verdict != Undecided || !strings.Contains(d.Reason, "fewer than 3 starts") {
 		t.Errorf("one start, no within-start noise: %+v", d)
 	}
-	d = Decide(one, []Start{{Value: 101, HalfWidth: 0.01, NeverSteady: true}}, Options{Margin: 0.05})
+	d = Between(one, []Start{{Value: 101, HalfWidth: 0.01, NeverSteady: true}}, Options{Margin: 0.05})
 	if d.Verdict != Undecided || !strings.HasPrefix(d.Reason, "not steady") {
 		t.Errorf("never steady candidate: %+v", d)
 	}
 	// one start of four never steady: left out, the other three decide
 	four := []Start{{Value: 100, HalfWidth: 0.01}, {Value: 101, HalfWidth: 0.01}, {Value: 99, HalfWidth: 0.01}, {Value: 60, HalfWidth: 0.01, NeverSteady: true}}
-	d = Decide(four, []Start{{Value: 130, HalfWidth: 0.01}, {Value: 131, HalfWidth: 0.01}, {Value: 129, HalfWidth: 0.01}}, Options{Margin: 0.05})
+	d = Between(four, []Start{{Value: 130, HalfWidth: 0.01}, {Value: 131, HalfWidth: 0.01}, {Value: 129, HalfWidth: 0.01}}, Options{Margin: 0.05})
 	if d.Verdict != Better || d.StartsBaseline != 3 || !strings.Contains(d.Reason, "left out, never steady: 1 baseline and 0 candidate") {
 		t.Errorf("one never steady start of four: %+v", d)
 	}
 	// a start that drifted inside its window counts, with a wider
 	// interval of its own: it is not left out
 	drifted := []Start{{Value: 100, HalfWidth: 0.01}, {Value: 101, HalfWidth: 0.01}, {Value: 99, HalfWidth: 0.01}, {Value: 102, HalfWidth: 0.04}}
-	if d = Decide(drifted, []Start{{Value: 130, HalfWidth: 0.01}, {Value: 131, HalfWidth: 0.01}, {Value: 129, HalfWidth: 0.01}}, Options{Margin: 0.05}); d.StartsBaseline != 4 || d.Verdict != Better {
+	if d = Between(drifted, []Start{{Value: 130, HalfWidth: 0.01}, {Value: 131, HalfWidth: 0.01}, {Value: 129, HalfWidth: 0.01}}, Options{Margin: 0.05}); d.StartsBaseline != 4 || d.Verdict != Better {
 		t.Errorf("a drifting start: %+v", d)
 	}
 	wide := []Start{{Value: 100, HalfWidth: 0.2}}
-	d = Decide(wide, []Start{{Value: 103, HalfWidth: 0.2}}, Options{Margin: 0.05})
+	d = Between(wide, []Start{{Value: 103, HalfWidth: 0.2}}, Options{Margin: 0.05})
 	if d.Verdict != Undecided || d.MoreStarts < 2 || !strings.Contains(d.Reason, "straddles") || !strings.Contains(d.Reason, MoreStartsWords(d.MoreStarts)) {
 		t.Errorf("±20%% windows, +3%%: %+v", d)
 	}
 	cold := []Start{{Value: 5, HalfWidth: math.NaN()}, {Value: 6, HalfWidth: math.NaN()}}
-	d = Decide(cold, cold, Options{Margin: 0.05})
+	d = Between(cold, cold, Options{Margin: 0.05})
 	if d.Verdict != Undecided {
 		t.Errorf("two cold starts a side: %+v", d)
 	}
-	again := Decide(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05, Seed: 7})
-	same := Decide(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05, Seed: 7})
+	again := Between(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05, Seed: 7})
+	same := Between(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05, Seed: 7})
 	if again != same {
 		t.Errorf("the same inputs and seed gave two intervals: %+v, %+v", again, same)
 	}

@@ -1,4 +1,4 @@
-package stats
+package decide
 
 import (
 	"fmt"
@@ -118,7 +118,7 @@ type Options struct {
 // interval: the variance between starts is not in it. Every start counts
 // but one whose load never reached a steady state (NeverSteady): leaving
 // starts out by what they measured would select on the outcome.
-func Decide(base, cand []Start, o Options) (d Decision) {
+func Between(base, cand []Start, o Options) (d Decision) {
 	conf := o.Confidence
 	if !(conf > 0 && conf < 1) {
 		conf = 1 - Alpha

@@ -1,4 +1,4 @@
-package stats
+package decide
 
 import (
 	"math"
@@ -40,7 +40,7 @@ func TestReasonKinds(t *testing.T) {
 		{"better", st(0.01, 100, 101, 99), st(0.01, 200, 201, 199), Options{Margin: 0.05}, ReasonOther},
 		{"zero", st(0.01, 0, 0, 0), st(0.01, 0, 0, 0), Options{Margin: 0.05}, ReasonOther},
 	} {
-		d := Decide(tc.base, tc.cand, tc.o)
+		d := Between(tc.base, tc.cand, tc.o)
 		if d.Kind != tc.want {
 			t.Errorf("%s: kind %d, want %d (%s: %s)", tc.name, d.Kind, tc.want, d.Verdict, d.Reason)
 		}

@@ -1,4 +1,4 @@
-package stats
+package decide
 
 import (
 	"math"
@@ -47,7 +47,7 @@ func TestDecidePairedCoverage(t *testing.T) {
 	} {
 		covered := 0
 		for i := range trials {
-			d := DecidePaired(synthPairs(rng, c.n, 0.85, c.drift, c.slice, c.burst), Options{Margin: 0.05, Seed: uint64(i)})
+			d := Paired(synthPairs(rng, c.n, 0.85, c.drift, c.slice, c.burst), Options{Margin: 0.05, Seed: uint64(i)})
 			if d.Low <= 0.85 && 0.85 <= d.High {
 				covered++
 			}
@@ -68,7 +68,7 @@ func TestDecidePairedOutcomes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	wrong, equivalent, called := 0, 0, 0
 	for i := range 300 {
-		d := DecidePaired(synthPairs(rng, 20, 1, 0.05, 0.03, 0), Options{Margin: 0.05, Seed: uint64(i)})
+		d := Paired(synthPairs(rng, 20, 1, 0.05, 0.03, 0), Options{Margin: 0.05, Seed: uint64(i)})
 		switch d.Verdict {
 		case Better, Worse:
 			wrong++
@@ -76,13 +76,13 @@ func TestDecidePairedOutcomes(t *testing.T) {
 			equivalent++
 		}
 		p := synthPairs(rng, 20, 0.85, 0.05, 0.03, 0)
-		switch DecidePaired(p, Options{Margin: 0.05}).Verdict {
+		switch Paired(p, Options{Margin: 0.05}).Verdict {
 		case Better:
 			t.Fatalf("15%% slower called better: %+v", p)
 		case Worse:
 			called++
 		}
-		if v := DecidePaired(p, Options{Margin: 0.05, LowerIsBetter: true}).Verdict; v == Worse {
+		if v := Paired(p, Options{Margin: 0.05, LowerIsBetter: true}).Verdict; v == Worse {
 			t.Fatalf("a 15%% lower latency called worse: %+v", p)
 		}
 	}
@@ -101,7 +101,7 @@ func TestDecidePairedOutcomes(t *testing.T) {
 	for i, q := range p {
 		base[i], cand[i] = Start{Value: q.Baseline, HalfWidth: math.NaN()}, Start{Value: q.Candidate, HalfWidth: math.NaN()}
 	}
-	paired, unpaired := DecidePaired(p, Options{Margin: 0.05}), Decide(base, cand, Options{Margin: 0.05})
+	paired, unpaired := Paired(p, Options{Margin: 0.05}), Between(base, cand, Options{Margin: 0.05})
 	if paired.Verdict != Worse || paired.High/paired.Low >= unpaired.High/unpaired.Low {
 		t.Errorf("drift of 10%% a pair: paired %s [%.3f, %.3f], unpaired %s [%.3f, %.3f]", paired.Verdict, paired.Low, paired.High, unpaired.Verdict, unpaired.Low, unpaired.High)
 	}
@@ -116,15 +116,15 @@ func TestDecidePairedOutcomes(t *testing.T) {
 		{[]Pair{{100, 80}, {100, 120}, {100, 100}}, "straddles the margin ±5.0%; more than 100 more starts per side would be needed: the noise is far wider than the margin"},
 		{[]Pair{{100, 96}, {100, 100}, {100, 98}}, "straddles the margin ±5.0%; about"},
 	} {
-		d := DecidePaired(c.pairs, Options{Margin: 0.05})
+		d := Paired(c.pairs, Options{Margin: 0.05})
 		if d.Verdict != Undecided || !strings.Contains(d.Reason, c.want) {
 			t.Errorf("%v: %s %q, want undecided with %q", c.pairs, d.Verdict, d.Reason, c.want)
 		}
 	}
-	if d := DecidePaired([]Pair{{100, 101}, {100, 99}, {100, 100}}, Options{Margin: 0.05, MinStarts: 5}); !strings.Contains(d.Reason, "fewer than 5 pairs") {
+	if d := Paired([]Pair{{100, 101}, {100, 99}, {100, 100}}, Options{Margin: 0.05, MinStarts: 5}); !strings.Contains(d.Reason, "fewer than 5 pairs") {
 		t.Errorf("MinStarts 5 with 3 pairs: %q", d.Reason)
 	}
-	if d := DecidePaired([]Pair{{100, 100}, {100, 100}, {100, 100}}, Options{Margin: 0.05}); d.Verdict != Equivalent || d.Ratio != 1 {
+	if d := Paired([]Pair{{100, 100}, {100, 100}, {100, 100}}, Options{Margin: 0.05}); d.Verdict != Equivalent || d.Ratio != 1 {
 		t.Errorf("three identical pairs: %+v", d)
 	}
 }
