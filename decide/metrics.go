@@ -63,14 +63,14 @@ var Metrics = register(
 		Within:    "the kept window's block-bootstrap noise (`noise_p99`)"},
 	Metric{Name: "latency_p999", Title: "p99.9", Unit: "us", Column: "latency_p999_us", LowerIsBetter: true, Load: true,
 		Within: "none: the starts alone"},
-	Metric{Name: "cpu_per_request", Title: "CPU/req", Unit: "us/request", Column: "cpu_per_request_us", LowerIsBetter: true, Load: true,
-		Within: "none: the starts alone"},
 	Metric{Name: "rss", Title: "RSS load", Unit: "bytes", Column: "rss_steady_bytes", LowerIsBetter: true,
 		Within: "none: the starts alone"},
 	Metric{Name: "cold_start", Title: "cold start", Unit: "us", Column: "cold_start_us", LowerIsBetter: true, Floor: 1000,
 		Within: "its resolution: ±1 ms (polled every millisecond)"},
 	Metric{Name: "time_to_steady", Title: "time to steady", Unit: "us", Column: "steady_start_us", LowerIsBetter: true, Floor: 1e6,
 		Within: "its resolution: ±1 s (the changepoint search's)"},
+	Metric{Name: "cpu_per_request", Title: "CPU/req", Unit: "us/request", Column: "cpu_per_request_us", LowerIsBetter: true, Load: true,
+		Within: "none: the starts alone"},
 )
 
 // register resolves each metric's cells column; a column that is not a
@@ -94,8 +94,19 @@ func (m *Metric) resolve() error {
 	return nil
 }
 
-// Value is the cell's figure of the metric; false when the cell has none.
-func (m Metric) Value(c *datasets.Cell) (float64, bool) { return m.value(c) }
+// Value is the cell's figure of the metric; false when the cell has none
+// (or when Column is no numeric cells column, which the registry's
+// entries are not: register refuses them).
+func (m Metric) Value(c *datasets.Cell) (float64, bool) {
+	if m.value == nil {
+		get, ok := datasets.Cells.Number(m.Column)
+		if !ok {
+			return 0, false
+		}
+		return get(c)
+	}
+	return m.value(c)
+}
 
 // MetricNamed is the compared metric called name.
 func MetricNamed(name string) (Metric, bool) {

@@ -47,7 +47,7 @@ func batchSection(d *doc, t *analysis.Tables, b *analysis.Batch) {
 // each workload point, of every variant against the baseline, or without
 // one the best variant if it was decided.
 func verdicts(d *doc, b *analysis.Batch) {
-	rps, p99 := metricByKey("rps"), metricByKey("p99")
+	rps, p99 := metricByKey("throughput"), metricByKey("latency_p99")
 	var items []string
 	if b.Baseline == nil {
 		for _, p := range b.Points {
@@ -130,7 +130,7 @@ func results(d *doc, b *analysis.Batch) {
 	d.p("Median of the measured repeats ± half their range relative to the median. Tails: share of the kept window's requests over each threshold (count). `max` is shown, never ranked.")
 	for _, p := range b.Points {
 		head := []string{"variant", "preconditions", "status", "repeats"}
-		for _, m := range analysis.Metrics {
+		for _, m := range analysis.Metrics() {
 			head = append(head, m.Title)
 		}
 		var rows [][]string
@@ -140,7 +140,7 @@ func results(d *doc, b *analysis.Batch) {
 				continue
 			}
 			r := []string{v.Label, orDash(configOf(v)), status(g), fmt.Sprintf("%d/%d", len(g.Measured), len(g.Cells))}
-			for _, m := range analysis.Metrics {
+			for _, m := range analysis.Metrics() {
 				s := fmtRepeats(g.Values(m), formatOf(m))
 				if m.Count != nil && s != "-" {
 					s += " (" + commas(int64(math.Round(stats.Median(g.Counts(m))))) + ")"
@@ -167,7 +167,7 @@ func ratios(d *doc, b *analysis.Batch) {
 			continue
 		}
 		head := []string{"variant"}
-		for _, m := range analysis.Metrics {
+		for _, m := range analysis.Metrics() {
 			if m.Ranked() {
 				head = append(head, m.Title)
 			}
@@ -186,7 +186,7 @@ func ratios(d *doc, b *analysis.Batch) {
 				lb += " (starts left out: never steady)"
 			}
 			r := []string{lb}
-			for _, m := range analysis.Metrics {
+			for _, m := range analysis.Metrics() {
 				if !m.Ranked() {
 					continue
 				}
@@ -221,7 +221,7 @@ func wins(d *doc, b *analysis.Batch) {
 	head = append(head, "equivalent", "undecided", "points")
 	var rows [][]string
 	var sentence string
-	for _, m := range analysis.Metrics {
+	for _, m := range analysis.Metrics() {
 		if !m.Ranked() {
 			continue
 		}
@@ -238,7 +238,7 @@ func wins(d *doc, b *analysis.Batch) {
 			r = append(r, s)
 		}
 		rows = append(rows, append(r, fmt.Sprint(wc.Equivalent), fmt.Sprint(wc.Undecided), fmt.Sprint(wc.Points)))
-		if m.Key == "rps" {
+		if m.Key == "throughput" {
 			var parts []string
 			for _, v := range b.Variants {
 				if wc.Count[v.Label] > 0 {
@@ -275,7 +275,7 @@ func peaks(d *doc, b *analysis.Batch) {
 		}
 		g := pk.Set
 		rows = append(rows, []string{pls, label(g), fmtRPS(pk.RPS), fmt.Sprint(g.Point.Concurrency),
-			fmtRepeats(g.Values(metricByKey("p99")), fmtLatency)})
+			fmtRepeats(g.Values(metricByKey("latency_p99")), fmtLatency)})
 	}
 	d.table(preconditions(b), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
 }
@@ -323,7 +323,7 @@ func margins(b *analysis.Batch) string {
 	d := b.Design()
 	s := fmtPct(d.Margin)
 	var own []string
-	for _, m := range analysis.Metrics {
+	for _, m := range analysis.Metrics() {
 		if v, ok := d.Margins[m.Cmp]; ok && m.Cmp != "" && v != d.Margin {
 			own = append(own, m.Title+" "+fmtPct(v))
 		}

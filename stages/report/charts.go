@@ -33,10 +33,10 @@ func curves(d *doc, b *analysis.Batch) {
 		if pl >= 0 {
 			plLabel, slug = fmt.Sprintf(", payload %d B", pl), fmt.Sprintf("p%d", pl)
 		}
-		for _, k := range []string{"rps", "p99"} {
+		for _, k := range []string{"throughput", "latency_p99"} {
 			m := metricByKey(k)
 			ch := &lineChart{xLabel: "concurrency (connections)", xLog: true, xTicks: ticks, vline: math.NaN()}
-			if k == "rps" {
+			if k == "throughput" {
 				ch.title, ch.yLabel, ch.yFormat, ch.zeroY = "Batch "+b.Name+": throughput"+plLabel, "requests/s (median)", fmtRPS, true
 			} else {
 				ch.title, ch.yLabel, ch.yFormat, ch.yTick, ch.yLog = "Batch "+b.Name+": p99"+plLabel, "p99 latency (median)", fmtLatency, msTick, true
@@ -55,7 +55,7 @@ func curves(d *doc, b *analysis.Batch) {
 				}
 			}
 			name := "throughput-"
-			if k == "p99" {
+			if k == "latency_p99" {
 				name = "p99-"
 			}
 			d.chart(&chartFile{File: name + b.Name + "-" + slug + ".svg", Title: ch.title, SVG: ch.svg()})
@@ -121,14 +121,15 @@ func msTick(us float64) string { return trimFloat(us/1000) + " ms" }
 
 // A heapPanel is one chart of the heap gradient.
 type heapPanel struct {
-	key, title, ylabel string
-	format             func(float64) string
+	// key is the metric's (analysis.Metrics), file the chart's name part.
+	key, file, title, ylabel string
+	format                   func(float64) string
 }
 
 var heapPanels = []heapPanel{
-	{"rss", "RSS under load", "RSS (median)", fmtBytes},
-	{"rps", "throughput", "requests/s (median)", fmtRPS},
-	{"p99", "p99", "p99 (median)", fmtLatency},
+	{"rss", "rss", "RSS under load", "RSS (median)", fmtBytes},
+	{"throughput", "rps", "throughput", "requests/s (median)", fmtRPS},
+	{"latency_p99", "p99", "p99", "p99 (median)", fmtLatency},
 }
 
 // heapGradient shows the targets whose variants differ only in heap size:
@@ -155,7 +156,7 @@ func heapGradient(d *doc, b *analysis.Batch) {
 	}
 	for i, pn := range heapPanels {
 		charts[i].xTicks = dataTicks(charts[i].series)
-		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.key + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
+		d.chart(&chartFile{File: "heap-" + b.Name + "-" + pn.file + ".svg", Title: charts[i].title, SVG: charts[i].svg()})
 	}
 	d.table(preconditions(b), []string{"variant", "heap", "workload point", "RSS load", "rps", "p99"}, rows)
 }

@@ -20,8 +20,8 @@ import (
 // (binaries, machine, toolchains), then the cells only one run has, then
 // per batch, variant and workload point B against A.
 
-// compareMetrics are the compared metrics (analysis.CompareMetrics).
-var compareMetrics = analysis.CompareMetrics
+// compareMetrics are the compared metrics (analysis.CompareMetrics()).
+var compareMetrics = analysis.CompareMetrics()
 
 // readSide reads a run directory's tables and lock.json.
 func readSide(ctx context.Context, dir string) (*analysis.Side, error) {

@@ -16,7 +16,7 @@ import (
 
 // headlineMetrics are the metrics of the first screen: those whose
 // decisions stop adaptive repeats.
-var headlineMetrics = []string{"rps", "p99"}
+var headlineMetrics = []string{"throughput", "latency_p99"}
 
 // decisionsSection writes the first screen's decisions; nothing when no
 // batch has a baseline.

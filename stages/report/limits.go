@@ -41,7 +41,7 @@ func limitsSection(d *doc, b *analysis.Batch) {
 	}
 	d.h(3, "Container limits")
 	d.p("Targets under a CPU quota or memory limit (limits.cpus, limits.memory), one control group per start. Throttled periods: the share of the kept window's CFS periods in which the target used up its quota and waited for the next one; throttled ms/s: that wait, summed over threads, per second of window. Median of the measured repeats.")
-	p99 := metricByKey("p99")
+	p99 := metricByKey("latency_p99")
 	for _, p := range b.Points {
 		head := []string{"variant", "limits", p99.Title}
 		for _, m := range analysis.LimitMetrics {

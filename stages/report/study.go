@@ -214,7 +214,7 @@ func duties(d *doc, t *analysis.Tables, batch string) {
 // answerCrossover: per batch and payload, the throughput leader at each
 // concurrency, and where it changes.
 func answerCrossover(d *doc, batches []*analysis.Batch) {
-	rps := metricByKey("rps")
+	rps := metricByKey("throughput")
 	for _, b := range batches {
 		if len(b.Variants) < 2 {
 			continue
@@ -319,7 +319,7 @@ func leader(who string) bool {
 // RSS and CPU per request; then RSS at the start and the end of the load
 // per variant; then whether every answer varied with {vary}.
 func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
-	keys := []string{"rps", "p99", "rss", "cpu"}
+	keys := []string{"throughput", "latency_p99", "rss", "cpu_per_request"}
 	head := []string{"batch", "workload point"}
 	for _, k := range keys {
 		head = append(head, metricByKey(k).Title)
@@ -333,7 +333,7 @@ func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 		for _, p := range b.Points {
 			r := []string{b.Name, caption(p)}
 			for _, k := range keys {
-				if k == "rps" && p.Mode == "open" {
+				if k == "throughput" && p.Mode == "open" {
 					// An open loop's throughput is the rate it was given
 					// (a late loop catching up even exceeds it): not ranked.
 					r = append(r, "not ranked (open loop)")

@@ -17,15 +17,17 @@ func formatOf(m analysis.Metric) func(float64) string {
 	switch {
 	case m.Count != nil:
 		return fmtShare
-	case m.Key == "rps":
-		return fmtRPS
-	case m.Key == "rss" || m.Key == "rss_after":
-		return fmtBytes
-	case m.Key == "cold":
+	case m.Key == "cold_start":
 		return fmtColdStart
-	case m.Key == "steady":
+	case m.Key == "time_to_steady":
 		return fmtSeconds
-	case m.Key == "cpu":
+	}
+	switch m.Unit {
+	case "requests/s":
+		return fmtRPS
+	case "bytes":
+		return fmtBytes
+	case "us/request":
 		return fmtCPU
 	}
 	return fmtLatency // p50, p99, p99.9, max

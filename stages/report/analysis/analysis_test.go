@@ -85,7 +85,7 @@ func TestBatchesGroupAndCount(t *testing.T) {
 // axis; the same throughput wins none.
 func TestWinsPeaksRadar(t *testing.T) {
 	b := Batches(tablesOf(cellsOf(2)), "")[0]
-	rps := MetricByKey("rps")
+	rps := MetricByKey("throughput")
 	wc := b.Wins(rps)
 	if wc.Points != 2 || wc.Count["jvm"] != 1 || wc.Unfair["jvm"] != 0 || wc.Undecided != 1 {
 		// at c8 the unfair cell leaves the comparison undecided
@@ -153,5 +153,23 @@ func TestOverall(t *testing.T) {
 		if got := Overall(tc.per); got != tc.want {
 			t.Errorf("Overall(%q) = %q, want %q", tc.per, got, tc.want)
 		}
+	}
+}
+
+// TestAddedMetricIsAColumn: a metric added to the registry (decide.Metrics)
+// is a ranked column of the report's table and a metric of compare, with
+// no change here.
+func TestAddedMetricIsAColumn(t *testing.T) {
+	saved := decide.Metrics
+	t.Cleanup(func() { decide.Metrics = saved })
+	decide.Metrics = append(saved[:len(saved):len(saved)],
+		decide.Metric{Name: "latency_max", Title: "max", Unit: "us", Column: "latency_max_us", LowerIsBetter: true})
+	m := MetricByKey("latency_max")
+	mx := int64(4321)
+	if v, ok := m.Get(&datasets.Cell{LatencyMaxUS: &mx}); !m.Ranked() || m.Cmp != "latency_max" || !ok || v != 4321 {
+		t.Errorf("the added metric's column: %+v (%v %v)", m, v, ok)
+	}
+	if keys := CompareMetrics(); keys[len(keys)-1] != "latency_max" {
+		t.Errorf("compare's metrics: %v", keys)
 	}
 }

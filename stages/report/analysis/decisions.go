@@ -120,7 +120,7 @@ func (b *Batch) Peaks() []Peak {
 			payloads[p.Payload] = true
 		}
 	}
-	rps := MetricByKey("rps")
+	rps := MetricByKey("throughput")
 	var out []Peak
 	for _, pl := range slices.Sorted(maps.Keys(payloads)) {
 		for _, v := range b.Variants {

@@ -15,9 +15,16 @@ import (
 // repeats both runs measured are two repeat sets (A the baseline, B the
 // candidate, B's declared margin).
 
-// CompareMetrics are the metrics two runs are compared on, in output
-// order; max is never ranked, tails and RSS after are left to the report.
-var CompareMetrics = []string{"rps", "p50", "p99", "p999", "rss", "cpu", "cold", "steady"}
+// CompareMetrics are the keys of the metrics two runs are compared on,
+// in output order: every compared metric (decide.Metrics); max is never
+// ranked, tails and RSS after are left to the report.
+func CompareMetrics() []string {
+	var keys []string
+	for _, m := range decide.Metrics {
+		keys = append(keys, m.Name)
+	}
+	return keys
+}
 
 // A Side is one run of a comparison.
 type Side struct {
@@ -133,7 +140,7 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 	}
 	row.Repeats = len(cand.Measured)
 	busy := busySides(base.Measured, cand.Measured)
-	for _, k := range CompareMetrics {
+	for _, k := range CompareMetrics() {
 		m, _ := decide.MetricNamed(MetricByKey(k).Cmp)
 		d := decide.Compare(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Design())
 		if busy != "" && d.Verdict != decide.Undecided {

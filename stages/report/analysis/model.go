@@ -35,8 +35,12 @@ type Tables struct {
 
 // A Metric is one column of the report's main table.
 type Metric struct {
+	// Key names the column: a compared metric's name (decide.Metrics),
+	// or the report's own for a column without decisions.
 	Key   string
 	Title string
+	// Unit is the unit of the column's values, as SCHEMA.md writes it.
+	Unit string
 	// Lower says lower is better.
 	Lower bool
 	// Cmp names the metric in the comparisons table (decide.Metrics);
@@ -65,30 +69,44 @@ func f64(p *float64) (float64, bool) {
 	return *p, true
 }
 
-// Metrics are the main table's columns, in order.
-var Metrics = func() []Metric {
-	ms := []Metric{
-		{Key: "rps", Title: "rps", Cmp: "throughput", Get: func(c *datasets.Cell) (float64, bool) { return f64(c.RPS) }},
-		{Key: "p50", Title: "p50", Lower: true, Cmp: "latency_p50", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP50US) }},
-		{Key: "p99", Title: "p99", Lower: true, Cmp: "latency_p99", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP99US) }},
-		{Key: "p999", Title: "p99.9", Lower: true, Cmp: "latency_p999", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyP999US) }},
+// ranked is the column of a compared metric.
+func ranked(m decide.Metric) Metric {
+	return Metric{Key: m.Name, Title: m.Title, Unit: m.Unit, Lower: m.LowerIsBetter, Cmp: m.Name, Get: m.Value}
+}
+
+// Metrics are the main table's columns, in order: every compared metric
+// of decide.Metrics in the registry's order, and the report's own columns
+// without decisions beside the metric they belong to (the tail shares and
+// the maximum after p99.9, RSS after the load after RSS under load).
+func Metrics() []Metric {
+	var ms []Metric
+	for _, m := range decide.Metrics {
+		ms = append(ms, ranked(m))
+		switch m.Name {
+		case "latency_p999":
+			ms = append(ms, tailMetrics()...)
+			ms = append(ms, Metric{Key: "max", Title: "max (not ranked)", Unit: "us", Lower: true,
+				Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyMaxUS) }})
+		case "rss":
+			ms = append(ms, Metric{Key: "rss_after", Title: "RSS after", Unit: "bytes", Lower: true,
+				Get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }})
+		}
 	}
+	return ms
+}
+
+// tailMetrics are the shares of requests above each tail threshold.
+func tailMetrics() []Metric {
+	var ms []Metric
 	for i, us := range datasets.TailThresholdsUS {
 		ms = append(ms, Metric{
-			Key: "tail" + strconv.Itoa(int(us/1000)) + "ms", Title: ">" + strconv.Itoa(int(us/1000)) + " ms", Lower: true,
+			Key: "tail" + strconv.Itoa(int(us/1000)) + "ms", Title: ">" + strconv.Itoa(int(us/1000)) + " ms", Unit: "fraction", Lower: true,
 			Get:   func(c *datasets.Cell) (float64, bool) { return f64(c.Tails[i].Share) },
 			Count: func(c *datasets.Cell) (float64, bool) { return i64(c.Tails[i].Count) },
 		})
 	}
-	return append(ms,
-		Metric{Key: "max", Title: "max (not ranked)", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyMaxUS) }},
-		Metric{Key: "rss", Title: "RSS load", Lower: true, Cmp: "rss", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSSteadyBytes) }},
-		Metric{Key: "rss_after", Title: "RSS after", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }},
-		Metric{Key: "cold", Title: "cold start", Lower: true, Cmp: "cold_start", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.ColdStartUS) }},
-		Metric{Key: "steady", Title: "time to steady", Lower: true, Cmp: "time_to_steady", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.SteadyStartUS) }},
-		Metric{Key: "cpu", Title: "CPU/req", Lower: true, Cmp: "cpu_per_request", Get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUPerRequestUS) }},
-	)
-}()
+	return ms
+}
 
 // LimitMetrics are the container-limit figures of a batch whose targets
 // ran under limits, shown beside p99: the share of the kept window's CFS
@@ -119,7 +137,7 @@ func throttledPerSecond(c *datasets.Cell) (float64, bool) {
 // MetricByKey is the metric with key k; it panics on a key that is not
 // one of Metrics' (a programming error).
 func MetricByKey(k string) Metric {
-	for _, m := range Metrics {
+	for _, m := range Metrics() {
 		if m.Key == k {
 			return m
 		}
@@ -130,8 +148,8 @@ func MetricByKey(k string) Metric {
 // RadarAxes are the seven dimensions of the report's radar chart
 // (docs/design.md#the-report-and-verdicts).
 var RadarAxes = []struct{ Key, Label string }{
-	{"rps", "throughput"}, {"p50", "p50"}, {"p99", "p99"}, {"p999", "p99.9"},
-	{"rss", "RSS under load"}, {"cold", "cold start"}, {"cpu", "CPU/request"},
+	{"throughput", "throughput"}, {"latency_p50", "p50"}, {"latency_p99", "p99"}, {"latency_p999", "p99.9"},
+	{"rss", "RSS under load"}, {"cold_start", "cold start"}, {"cpu_per_request", "CPU/request"},
 }
 
 // A Point is a workload point as the cells table records it: payload,
