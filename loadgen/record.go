@@ -4,6 +4,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"yardstick/stats/hdrstat"
 )
 
 // Histogram geometry: 1 us to 60 s at 3 significant digits, as wrk2 and the
@@ -140,6 +142,7 @@ type Interval struct {
 
 func (t *tally) interval(step int64, e *histEncoder) Interval {
 	enc, _ := e.encode(t.hist)
+	d := hdrstat.NewDist(t.hist) // the published convention, not the library's rounding
 	return Interval{
 		Index:     t.index,
 		StartS:    time.Duration(int64(t.index) * step).Seconds(),
@@ -149,8 +152,8 @@ func (t *tally) interval(step int64, e *histEncoder) Interval {
 		Bytes:     t.bytes,
 		Sends:     t.sends,
 		LateSends: t.lateSends,
-		P50us:     t.hist.ValueAtQuantile(50),
-		P99us:     t.hist.ValueAtQuantile(99),
+		P50us:     d.Percentile(50),
+		P99us:     d.Percentile(99),
 		Maxus:     t.hist.Max(),
 		Hist:      enc,
 	}

@@ -8,6 +8,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"yardstick/pipeline"
+	"yardstick/stats/hdrstat"
 )
 
 // LatencyUS summarises the latency distribution in microseconds.
@@ -81,11 +82,12 @@ func latencyOf(h *hdrhistogram.Histogram) LatencyUS {
 	if h.TotalCount() == 0 {
 		return LatencyUS{}
 	}
+	d := hdrstat.NewDist(h) // the published convention, not the library's rounding
 	return LatencyUS{
-		P50:   h.ValueAtQuantile(50),
-		P90:   h.ValueAtQuantile(90),
-		P99:   h.ValueAtQuantile(99),
-		P999:  h.ValueAtQuantile(99.9),
+		P50:   d.Percentile(50),
+		P90:   d.Percentile(90),
+		P99:   d.Percentile(99),
+		P999:  d.Percentile(99.9),
 		Max:   h.Max(),
 		Min:   h.Min(),
 		Mean:  h.Mean(),

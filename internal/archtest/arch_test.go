@@ -228,6 +228,80 @@ func TestCUEStaysOnTheDefinitionSide(t *testing.T) {
 	}
 }
 
+// rendererDecide are the names of package decide that the report's
+// renderers may use: the outcomes and the words of a reason, never a
+// computation (of stats/changepoint they may use DriftWords, a drift in
+// words, and nothing else).
+var rendererDecide = []string{"Better", "Worse", "Equivalent", "Undecided", "Outcomes", "ShortReason", "MoreStartsWords", "KindOf",
+	"ReasonKind", "ReasonOther", "ReasonNotSteady", "ReasonFewStarts", "ReasonStraddles", "ReasonImpossible", "ReasonUnfair", "ReasonOneStart", "MinStarts"}
+
+// TestReportRenderersComputeNothing: the report computes everything
+// first, in its analysis (stages/report/analysis), and its renderers only
+// format the values: package report imports no statistics package and
+// calls no decision.
+func TestReportRenderersComputeNothing(t *testing.T) {
+	dir := root(t)
+	for _, p := range list(t, dir, "./stages/report") {
+		for _, imp := range p.Imports {
+			if (imp == "yardstick/stats" || strings.HasPrefix(imp, "yardstick/stats/")) && imp != "yardstick/stats/changepoint" {
+				t.Errorf("%s imports %s: compute the figure in stages/report/analysis and format it here", p.ImportPath, imp)
+			}
+		}
+	}
+	allowed := map[string][]string{"decide": rendererDecide, "changepoint": {"DriftWords"}}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob(filepath.Join(dir, "stages", "report", "*.go"))
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			if names, guarded := allowed[x.Name]; guarded && !slices.Contains(names, sel.Sel.Name) {
+				t.Errorf("%s: %s.%s: a renderer formats the analysis's values and computes none; move it to stages/report/analysis",
+					fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
+
+// TestPercentilesThroughHdrstat: every published percentile follows one
+// convention, hdrstat's (the reference implementations'); hdrhistogram-go's
+// own ValueAtQuantile rounds ranks differently.
+func TestPercentilesThroughHdrstat(t *testing.T) {
+	dir := root(t)
+	fset := token.NewFileSet()
+	walk(t, dir, func(path string, _ fs.DirEntry) {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			filepath.Dir(path) == filepath.Join(dir, "stats", "hdrstat") {
+			return
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "ValueAtQuantile" || sel.Sel.Name == "ValueAtPercentile") {
+				t.Errorf("%s: %s: publish percentiles through stats/hdrstat (Dist.Percentile)", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	})
+}
+
 // TestOnlySchemaImportsCUE: the schema package is the one door to the
 // CUE evaluator; validate, plan and cmd reach it through schema.
 func TestOnlySchemaImportsCUE(t *testing.T) {

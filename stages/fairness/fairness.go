@@ -25,12 +25,12 @@ import (
 	"strconv"
 	"strings"
 
-	"yardstick/stats"
-
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
+	"yardstick/stats"
+	"yardstick/stats/hdrstat"
 )
 
 // Thresholds of the checks.
@@ -354,7 +354,7 @@ func (bc *batchCheck) nagle(ci cellInfo) {
 	if err != nil || h.TotalCount() == 0 {
 		return
 	}
-	floor := float64(h.ValueAtQuantile(NaglePercentile))
+	floor := float64(hdrstat.NewDist(h).Percentile(NaglePercentile))
 	near := floor >= NagleLow && floor <= NagleHigh
 	detail := fmt.Sprintf("p%g latency %.1f ms", NaglePercentile, floor/1000)
 	if near {

@@ -8,7 +8,6 @@ import (
 	"yardstick/datasets"
 	"yardstick/decide"
 	"yardstick/stages/report/analysis"
-	"yardstick/stats"
 )
 
 func batchSection(d *doc, t *analysis.Tables, b *analysis.Batch) {
@@ -141,9 +140,9 @@ func results(d *doc, b *analysis.Batch) {
 			}
 			r := []string{v.Label, orDash(configOf(v)), status(g), fmt.Sprintf("%d/%d", len(g.Measured), len(g.Cells))}
 			for _, m := range analysis.Metrics() {
-				s := fmtRepeats(g.Values(m), formatOf(m))
-				if m.Count != nil && s != "-" {
-					s += " (" + commas(int64(math.Round(stats.Median(g.Counts(m))))) + ")"
+				s := fmtRepeats(g.Summary(m), formatOf(m))
+				if n, ok := g.CountMedian(m); ok && s != "-" {
+					s += " (" + commas(int64(math.Round(n))) + ")"
 				}
 				r = append(r, s)
 			}
@@ -275,7 +274,7 @@ func peaks(d *doc, b *analysis.Batch) {
 		}
 		g := pk.Set
 		rows = append(rows, []string{pls, label(g), fmtRPS(pk.RPS), fmt.Sprint(g.Point.Concurrency),
-			fmtRepeats(g.Values(metricByKey("latency_p99")), fmtLatency)})
+			fmtRepeats(g.Summary(metricByKey("latency_p99")), fmtLatency)})
 	}
 	d.table(preconditions(b), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
 }

@@ -9,7 +9,6 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/stages/report/analysis"
-	"yardstick/stats"
 )
 
 func curves(d *doc, b *analysis.Batch) {
@@ -45,8 +44,8 @@ func curves(d *doc, b *analysis.Batch) {
 				s := series{name: v.Label, color: color(b, v)}
 				for _, p := range pts {
 					if g := b.RepeatSet(v, p); g != nil {
-						if vs := g.Values(m); len(vs) > 0 {
-							s.pts = append(s.pts, xy{float64(p.Concurrency), stats.Median(vs)})
+						if med, ok := g.Median(m); ok {
+							s.pts = append(s.pts, xy{float64(p.Concurrency), med})
 						}
 					}
 				}
@@ -82,23 +81,9 @@ func spectrumCharts(d *doc, t *analysis.Tables, b *analysis.Batch) {
 			if g == nil {
 				continue
 			}
-			at := map[float64][]float64{}
-			var ps []float64
-			for _, c := range g.Measured {
-				for _, s := range byCell[c.CellID] {
-					if s.Percentile >= 100 {
-						continue // the max: shown in the tables, not plotted
-					}
-					if _, ok := at[s.Percentile]; !ok {
-						ps = append(ps, s.Percentile)
-					}
-					at[s.Percentile] = append(at[s.Percentile], float64(s.LatencyUS))
-				}
-			}
-			slices.Sort(ps)
 			s := series{name: label(g), color: color(b, v)}
-			for _, pc := range ps {
-				s.pts = append(s.pts, xy{1 / (1 - pc/100), stats.Median(at[pc])})
+			for _, sp := range g.Spectrum(byCell) {
+				s.pts = append(s.pts, xy{1 / (1 - sp.Percentile/100), sp.LatencyUS})
 			}
 			if len(s.pts) > 0 {
 				ch.series = append(ch.series, s)
@@ -205,10 +190,10 @@ func heapPoint(b *analysis.Batch, tg string, vs []*analysis.Variant, p analysis.
 		}
 		r := []string{label(s), heapLabel(v), caption(p)}
 		for i, pn := range heapPanels {
-			vals := s.Values(metricByKey(pn.key))
-			r = append(r, fmtRepeats(vals, pn.format))
-			if len(vals) > 0 && v.HeapBytes != math.MaxInt64 {
-				ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), stats.Median(vals)})
+			sum := s.Summary(metricByKey(pn.key))
+			r = append(r, fmtRepeats(sum, pn.format))
+			if sum.N > 0 && v.HeapBytes != math.MaxInt64 {
+				ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), sum.Median})
 			}
 		}
 		rows = append(rows, r)

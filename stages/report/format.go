@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"yardstick/datasets"
-	"yardstick/stats"
+	"yardstick/stages/report/analysis"
 )
 
 // Number formats are fixed so that the same tables always give the same
@@ -65,13 +65,13 @@ func commas(n int64) string {
 
 // fmtRepeats is a repeat set's median, and with more than one value "±" half
 // its range relative to the median.
-func fmtRepeats(vs []float64, f func(float64) string) string {
-	if len(vs) == 0 {
+func fmtRepeats(sum analysis.Summary, f func(float64) string) string {
+	if sum.N == 0 {
 		return "-"
 	}
-	s := f(stats.Median(vs))
-	if len(vs) > 1 {
-		s += fmt.Sprintf(" ±%.1f%%", 50*stats.Spread(vs))
+	s := f(sum.Median)
+	if sum.N > 1 {
+		s += fmt.Sprintf(" ±%.1f%%", 50*sum.Spread)
 	}
 	return s
 }

@@ -53,10 +53,10 @@ func limitsSection(d *doc, b *analysis.Batch) {
 			if g == nil || len(g.Measured) == 0 {
 				continue
 			}
-			r := []string{v.Label, limitText(g.Measured[0]), fmtRepeats(g.Values(p99), formatOf(p99))}
+			r := []string{v.Label, limitText(g.Measured[0]), fmtRepeats(g.Summary(p99), formatOf(p99))}
 			for _, m := range analysis.LimitMetrics {
 				if f := limitFormats[m.Key]; f != nil {
-					r = append(r, fmtRepeats(g.Values(m), f))
+					r = append(r, fmtRepeats(g.Summary(m), f))
 				} else {
 					r = append(r, fmtRange(g.Values(m)))
 				}

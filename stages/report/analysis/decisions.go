@@ -32,6 +32,71 @@ func (s *RepeatSet) Median(m Metric) (float64, bool) {
 	return stats.Median(vs), true
 }
 
+// A Summary is a repeat set's values of one metric as the tables show
+// them: how many, their median, and half their range relative to the
+// median (0 for one value).
+type Summary struct {
+	N      int
+	Median float64
+	Spread float64
+}
+
+// SummaryOf summarises values.
+func SummaryOf(vs []float64) Summary {
+	if len(vs) == 0 {
+		return Summary{}
+	}
+	return Summary{N: len(vs), Median: stats.Median(vs), Spread: stats.Spread(vs)}
+}
+
+// Summary is the repeat set's values of m, summarised.
+func (s *RepeatSet) Summary(m Metric) Summary { return SummaryOf(s.Values(m)) }
+
+// CountMedian is the median of the repeat set's tail counts of m (a tail
+// share's); false when it has none or m is no tail share.
+func (s *RepeatSet) CountMedian(m Metric) (float64, bool) {
+	if m.Count == nil {
+		return 0, false
+	}
+	vs := s.Counts(m)
+	if len(vs) == 0 {
+		return 0, false
+	}
+	return stats.Median(vs), true
+}
+
+// A SpectrumPoint is one percentile of a repeat set's latency spectrum:
+// the median over its measured starts of the latency at that percentile.
+type SpectrumPoint struct {
+	Percentile float64
+	LatencyUS  float64
+}
+
+// Spectrum is the repeat set's latency spectrum from the spectrum table's
+// rows by cell id, in percentile order, without the maximum (percentile
+// 100, shown in the tables and not plotted).
+func (s *RepeatSet) Spectrum(byCell map[string][]datasets.SpectrumPoint) []SpectrumPoint {
+	at := map[float64][]float64{}
+	var ps []float64
+	for _, c := range s.Measured {
+		for _, sp := range byCell[c.CellID] {
+			if sp.Percentile >= 100 {
+				continue
+			}
+			if _, ok := at[sp.Percentile]; !ok {
+				ps = append(ps, sp.Percentile)
+			}
+			at[sp.Percentile] = append(at[sp.Percentile], float64(sp.LatencyUS))
+		}
+	}
+	slices.Sort(ps)
+	out := make([]SpectrumPoint, 0, len(ps))
+	for _, pc := range ps {
+		out = append(out, SpectrumPoint{Percentile: pc, LatencyUS: stats.Median(at[pc])})
+	}
+	return out
+}
+
 // Winner returns the repeat set with the best median of m among gs, and its
 // decision against the runner-up: Better makes it the winner; equivalent
 // or undecided leave the point without one. nil when fewer than two

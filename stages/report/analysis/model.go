@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"yardstick/datasets"
@@ -31,118 +30,6 @@ type Tables struct {
 	Notes []string
 	// Question is the study's question from plan.json.
 	Question *pipeline.Question
-}
-
-// A Metric is one column of the report's main table.
-type Metric struct {
-	// Key names the column: a compared metric's name (decide.Metrics),
-	// or the report's own for a column without decisions.
-	Key   string
-	Title string
-	// Unit is the unit of the column's values, as SCHEMA.md writes it.
-	Unit string
-	// Lower says lower is better.
-	Lower bool
-	// Cmp names the metric in the comparisons table (decide.Metrics);
-	// "" for a column without decisions (tails, RSS after, max: max
-	// varies 106-385% between identical runs).
-	Cmp string
-	Get func(*datasets.Cell) (float64, bool)
-	// Count is the tail count shown beside a share; nil for the others.
-	Count func(*datasets.Cell) (float64, bool)
-}
-
-// Ranked says the metric gets decisions, wins and radar scores.
-func (m Metric) Ranked() bool { return m.Cmp != "" }
-
-func i64(p *int64) (float64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return float64(*p), true
-}
-
-func f64(p *float64) (float64, bool) {
-	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
-		return 0, false
-	}
-	return *p, true
-}
-
-// ranked is the column of a compared metric.
-func ranked(m decide.Metric) Metric {
-	return Metric{Key: m.Name, Title: m.Title, Unit: m.Unit, Lower: m.LowerIsBetter, Cmp: m.Name, Get: m.Value}
-}
-
-// Metrics are the main table's columns, in order: every compared metric
-// of decide.Metrics in the registry's order, and the report's own columns
-// without decisions beside the metric they belong to (the tail shares and
-// the maximum after p99.9, RSS after the load after RSS under load).
-func Metrics() []Metric {
-	var ms []Metric
-	for _, m := range decide.Metrics {
-		ms = append(ms, ranked(m))
-		switch m.Name {
-		case "latency_p999":
-			ms = append(ms, tailMetrics()...)
-			ms = append(ms, Metric{Key: "max", Title: "max (not ranked)", Unit: "us", Lower: true,
-				Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyMaxUS) }})
-		case "rss":
-			ms = append(ms, Metric{Key: "rss_after", Title: "RSS after", Unit: "bytes", Lower: true,
-				Get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }})
-		}
-	}
-	return ms
-}
-
-// tailMetrics are the shares of requests above each tail threshold.
-func tailMetrics() []Metric {
-	var ms []Metric
-	for i, us := range datasets.TailThresholdsUS {
-		ms = append(ms, Metric{
-			Key: "tail" + strconv.Itoa(int(us/1000)) + "ms", Title: ">" + strconv.Itoa(int(us/1000)) + " ms", Unit: "fraction", Lower: true,
-			Get:   func(c *datasets.Cell) (float64, bool) { return f64(c.Tails[i].Share) },
-			Count: func(c *datasets.Cell) (float64, bool) { return i64(c.Tails[i].Count) },
-		})
-	}
-	return ms
-}
-
-// LimitMetrics are the container-limit figures of a batch whose targets
-// ran under limits, shown beside p99: the share of the kept window's CFS
-// periods in which the target used up its quota, the time it waited for
-// the next period per second of window, its control group's memory
-// events and the processor count its runtime saw.
-var LimitMetrics = []Metric{
-	{Key: "throttled", Title: "throttled periods", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUThrottledShare) }},
-	{Key: "throttled_time", Title: "throttled ms/s", Lower: true, Get: throttledPerSecond},
-	{Key: "memory_max_hits", Title: "memory.max hits", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.MemoryMaxHits) }},
-	{Key: "oom_kills", Title: "OOM kills", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.OOMKills) }},
-	{Key: "seen_processors", Title: "runtime's processors", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.SeenProcessors) }},
-}
-
-// throttledPerSecond is the throttled time in ms per second of the kept
-// window.
-func throttledPerSecond(c *datasets.Cell) (float64, bool) {
-	if c.CPUThrottledUS == nil || c.KeptStart == nil || c.KeptEnd == nil {
-		return 0, false
-	}
-	s := c.KeptEnd.Sub(*c.KeptStart).Seconds()
-	if s <= 0 {
-		return 0, false
-	}
-	return float64(*c.CPUThrottledUS) / 1000 / s, true
-}
-
-// MetricByKey is the metric with key k; it panics on a key that is not
-// one of Metrics' (a programming error).
-func MetricByKey(k string) Metric {
-	for _, m := range Metrics() {
-		if m.Key == k {
-			return m
-		}
-	}
-	panic("analysis: no metric " + k)
 }
 
 // RadarAxes are the seven dimensions of the report's radar chart
