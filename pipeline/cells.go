@@ -2,34 +2,8 @@ package pipeline
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"path"
 )
-
-// Selected reports whether cell c is selected by an --only value: a glob
-// over cell names, or one cell id; "" selects every cell.
-func Selected(only string, c *Cell) bool {
-	if only == "" {
-		return true
-	}
-	if c.ID == only {
-		return true
-	}
-	ok, err := path.Match(only, c.Name)
-	return err == nil && ok
-}
-
-// ValidateOnly checks an --only glob.
-func ValidateOnly(only string) error {
-	if only == "" {
-		return nil
-	}
-	if _, err := path.Match(only, ""); err != nil {
-		return fmt.Errorf("--only %q: %w", only, err)
-	}
-	return nil
-}
 
 // CellCounts counts cells by status: the one place that does, for the
 // runner, the runs verb, a Slurm run's progress and the report.

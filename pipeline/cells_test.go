@@ -7,18 +7,6 @@ import (
 	"time"
 )
 
-func TestSelected(t *testing.T) {
-	c := &Cell{ID: "0123456789ab", Name: "main/go/c8/r1"}
-	for only, want := range map[string]bool{"": true, "0123456789ab": true, "main/go/*/*": true, "main/jvm/*/*": false, "main/*": false} {
-		if got := Selected(only, c); got != want {
-			t.Errorf("Selected(%q) = %v, want %v", only, got, want)
-		}
-	}
-	if ValidateOnly("main/[") == nil || ValidateOnly("main/*") != nil || ValidateOnly("") != nil {
-		t.Error("ValidateOnly: a bad glob passed or a good one failed")
-	}
-}
-
 // TestCellStatus reads real checkpoints of a run directory: ok, failed,
 // none (pending, or not needed by a stopped round), and a tampered one.
 func TestCellStatus(t *testing.T) {

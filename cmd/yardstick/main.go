@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"os/signal"
 	"sort"
 	"syscall"
@@ -93,6 +94,15 @@ func Main() int {
 }
 
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) > 1 && args[0] == "help" {
+		// help NAME is NAME -h: the verb's usage and flags.
+		if _, ok := verbs[args[1]]; !ok || len(args) > 2 {
+			fmt.Fprintf(env.stderr, "yardstick help: unknown command %q\n", safetext.Line(strings.Join(args[1:], " ")))
+			printUsage(env.stderr)
+			return 2
+		}
+		args = []string{args[1], "-h"}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(env.stderr)
 		if len(args) == 0 {

@@ -46,7 +46,7 @@ func batchSection(d *doc, t *analysis.Tables, b *analysis.Batch) {
 // each workload point, of every variant against the baseline, or without
 // one the best variant if it was decided.
 func verdicts(d *doc, b *analysis.Batch) {
-	rps, p99 := metricByKey("throughput"), metricByKey("latency_p99")
+	rps, p99 := columnByKey("throughput"), columnByKey("latency_p99")
 	var items []string
 	if b.Baseline == nil {
 		for _, p := range b.Points {
@@ -94,11 +94,11 @@ func verdictPhrase(name string, c datasets.Comparison) string {
 
 // bestAt says which variant is best at point p on two metrics, if that
 // was decided; "" when fewer than two variants were measured there.
-func bestAt(b *analysis.Batch, p analysis.Point, m1 analysis.Metric, w1 string, m2 analysis.Metric, w2 string) string {
+func bestAt(b *analysis.Batch, p analysis.Point, m1 analysis.Column, w1 string, m2 analysis.Column, w2 string) string {
 	gs := b.At(p)
 	var parts []string
 	for _, mw := range []struct {
-		m    analysis.Metric
+		m    analysis.Column
 		word string
 	}{{m1, w1}, {m2, w2}} {
 		w, c := b.Winner(mw.m, gs)
@@ -129,7 +129,7 @@ func results(d *doc, b *analysis.Batch) {
 	d.p("Median of the measured repeats ± half their range relative to the median. Tails: share of the kept window's requests over each threshold (count). `max` is shown, never ranked.")
 	for _, p := range b.Points {
 		head := []string{"variant", "preconditions", "status", "repeats"}
-		for _, m := range analysis.Metrics() {
+		for _, m := range analysis.Columns() {
 			head = append(head, m.Title)
 		}
 		var rows [][]string
@@ -139,7 +139,7 @@ func results(d *doc, b *analysis.Batch) {
 				continue
 			}
 			r := []string{v.Label, orDash(configOf(v)), status(g), fmt.Sprintf("%d/%d", len(g.Measured), len(g.Cells))}
-			for _, m := range analysis.Metrics() {
+			for _, m := range analysis.Columns() {
 				s := fmtRepeats(g.Summary(m), formatOf(m))
 				if n, ok := g.CountMedian(m); ok && s != "-" {
 					s += " (" + commas(int64(math.Round(n))) + ")"
@@ -166,7 +166,7 @@ func ratios(d *doc, b *analysis.Batch) {
 			continue
 		}
 		head := []string{"variant"}
-		for _, m := range analysis.Metrics() {
+		for _, m := range analysis.Columns() {
 			if m.Ranked() {
 				head = append(head, m.Title)
 			}
@@ -185,7 +185,7 @@ func ratios(d *doc, b *analysis.Batch) {
 				lb += " (starts left out: never steady)"
 			}
 			r := []string{lb}
-			for _, m := range analysis.Metrics() {
+			for _, m := range analysis.Columns() {
 				if !m.Ranked() {
 					continue
 				}
@@ -220,7 +220,7 @@ func wins(d *doc, b *analysis.Batch) {
 	head = append(head, "equivalent", "undecided", "points")
 	var rows [][]string
 	var sentence string
-	for _, m := range analysis.Metrics() {
+	for _, m := range analysis.Columns() {
 		if !m.Ranked() {
 			continue
 		}
@@ -274,7 +274,7 @@ func peaks(d *doc, b *analysis.Batch) {
 		}
 		g := pk.Set
 		rows = append(rows, []string{pls, label(g), fmtRPS(pk.RPS), fmt.Sprint(g.Point.Concurrency),
-			fmtRepeats(g.Summary(metricByKey("latency_p99")), fmtLatency)})
+			fmtRepeats(g.Summary(columnByKey("latency_p99")), fmtLatency)})
 	}
 	d.table(preconditions(b), []string{"payload", "variant", "peak rps", "at concurrency", "p99 there"}, rows)
 }
@@ -322,7 +322,7 @@ func margins(b *analysis.Batch) string {
 	d := b.Design()
 	s := fmtPct(d.Margin)
 	var own []string
-	for _, m := range analysis.Metrics() {
+	for _, m := range analysis.Columns() {
 		if v, ok := d.Margins[m.Cmp]; ok && m.Cmp != "" && v != d.Margin {
 			own = append(own, m.Title+" "+fmtPct(v))
 		}

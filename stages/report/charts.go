@@ -33,7 +33,7 @@ func curves(d *doc, b *analysis.Batch) {
 			plLabel, slug = fmt.Sprintf(", payload %d B", pl), fmt.Sprintf("p%d", pl)
 		}
 		for _, k := range []string{"throughput", "latency_p99"} {
-			m := metricByKey(k)
+			m := columnByKey(k)
 			ch := &lineChart{xLabel: "concurrency (connections)", xLog: true, xTicks: ticks, vline: math.NaN()}
 			if k == "throughput" {
 				ch.title, ch.yLabel, ch.yFormat, ch.zeroY = "Batch "+b.Name+": throughput"+plLabel, "requests/s (median)", fmtRPS, true
@@ -190,7 +190,7 @@ func heapPoint(b *analysis.Batch, tg string, vs []*analysis.Variant, p analysis.
 		}
 		r := []string{label(s), heapLabel(v), caption(p)}
 		for i, pn := range heapPanels {
-			sum := s.Summary(metricByKey(pn.key))
+			sum := s.Summary(columnByKey(pn.key))
 			r = append(r, fmtRepeats(sum, pn.format))
 			if sum.N > 0 && v.HeapBytes != math.MaxInt64 {
 				ss[i].pts = append(ss[i].pts, xy{float64(v.HeapBytes) / (1 << 20), sum.Median})

@@ -40,19 +40,19 @@ func readSide(ctx context.Context, dir string) (*analysis.Side, error) {
 	return analysis.NewSide(t, l), nil
 }
 
-// A Comparison is two runs joined by cell id, to be written.
-type Comparison struct {
+// TwoRuns are two runs joined by cell id, to be written.
+type TwoRuns struct {
 	*analysis.Joined
 }
 
 // Compare reads the run directories a and b (their Parquet tables, and
 // lock.json where there is one) and joins them by cell id.
-func Compare(a, b string) (*Comparison, error) {
+func Compare(a, b string) (*TwoRuns, error) {
 	return CompareContext(context.Background(), a, b)
 }
 
 // CompareContext is Compare, whose reads end when ctx does.
-func CompareContext(ctx context.Context, a, b string) (*Comparison, error) {
+func CompareContext(ctx context.Context, a, b string) (*TwoRuns, error) {
 	sa, err := readSide(ctx, a)
 	if err != nil {
 		return nil, err
@@ -61,11 +61,11 @@ func CompareContext(ctx context.Context, a, b string) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Comparison{analysis.Join(sa, sb)}, nil
+	return &TwoRuns{analysis.Join(sa, sb)}, nil
 }
 
 // Write writes the comparison as "text" or "markdown".
-func (c *Comparison) Write(w io.Writer, format string) error {
+func (c *TwoRuns) Write(w io.Writer, format string) error {
 	d := c.doc()
 	var out []byte
 	switch format {
@@ -82,7 +82,7 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 
 // doc is the comparison as a document: what changed, cells in one run
 // only, then B against A.
-func (c *Comparison) doc() *doc {
+func (c *TwoRuns) doc() *doc {
 	ma, mb := c.A.Tables.Meta, c.B.Tables.Meta
 	d := &doc{}
 	d.h(1, "yardstick compare %s run %s (A) with run %s (B)", mb.Experiment, ma.RunID, mb.RunID)
@@ -110,7 +110,7 @@ func (c *Comparison) doc() *doc {
 }
 
 // changes is the section on what changed around the cells.
-func (c *Comparison) changes(d *doc) {
+func (c *TwoRuns) changes(d *doc) {
 	d.h(2, "What changed around the cells")
 	var items []string
 	for _, x := range c.Drift {
@@ -145,7 +145,7 @@ func (c *Comparison) changes(d *doc) {
 
 // verdicts is the section of ratios and verdicts, one row per batch,
 // variant and workload point.
-func (c *Comparison) verdicts(d *doc) {
+func (c *TwoRuns) verdicts(d *doc) {
 	d.h(2, "B against A")
 	d.p("Ratio B / A of the means over the starts both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse), with its 95%% interval (hierarchical bootstrap over the starts and the noise within each start's kept window) and the outcome against the batch's margin: better or worse when the interval lies beyond it, equivalent when inside it, undecided otherwise (reasons below). Unfair cells are marked UNFAIR.")
 	if len(c.Rows) == 0 {
@@ -154,7 +154,7 @@ func (c *Comparison) verdicts(d *doc) {
 	}
 	head := []string{"batch", "variant", "point", "repeats"}
 	for _, k := range compareMetrics {
-		head = append(head, metricByKey(k).Title)
+		head = append(head, columnByKey(k).Title)
 	}
 	var rows [][]string
 	for _, r := range c.Rows {
@@ -191,7 +191,7 @@ func unsteadySide(run string, bb *analysis.Batch, s *analysis.RepeatSet) []strin
 
 // undecided lists the undecided comparisons with their reasons, the
 // same reason said once for all the metrics it covers.
-func (c *Comparison) undecided(d *doc) {
+func (c *TwoRuns) undecided(d *doc) {
 	var items []string
 	for _, r := range c.Rows {
 		var byReason []string
@@ -204,7 +204,7 @@ func (c *Comparison) undecided(d *doc) {
 			if _, ok := which[reason]; !ok {
 				byReason = append(byReason, reason)
 			}
-			which[reason] = append(which[reason], metricByKey(compareMetrics[i]).Title)
+			which[reason] = append(which[reason], columnByKey(compareMetrics[i]).Title)
 		}
 		for _, reason := range byReason {
 			items = append(items, fmt.Sprintf("%s %s %s: %s: %s", r.Batch.Name, r.Variant, r.Point.Label(), strings.Join(which[reason], ", "), reason))
@@ -219,7 +219,7 @@ func (c *Comparison) undecided(d *doc) {
 // notSteady notes the rows whose cells were not steady in their kept
 // window: a drift counts as noise within its start and widens the row's
 // intervals; a cell whose load never became steady is left out.
-func (c *Comparison) notSteady(d *doc) {
+func (c *TwoRuns) notSteady(d *doc) {
 	var items []string
 	for _, r := range c.Rows {
 		for _, n := range append(unsteadySide("A", r.Batch, r.A), unsteadySide("B", r.Batch, r.B)...) {

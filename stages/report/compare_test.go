@@ -31,9 +31,9 @@ func sideOf(t *testing.T, cells []datasets.Cell, env []datasets.Environment) *an
 }
 
 // join joins two sides as Compare does.
-func join(a, b *analysis.Side) *Comparison { return &Comparison{analysis.Join(a, b)} }
+func join(a, b *analysis.Side) *TwoRuns { return &TwoRuns{analysis.Join(a, b)} }
 
-func rowsOf(c *Comparison) []string {
+func rowsOf(c *TwoRuns) []string {
 	var out []string
 	for _, r := range c.Rows {
 		out = append(out, fmt.Sprintf("%s/%s/%s x%d", r.Batch.Name, r.Variant, r.Point.Label(), r.Repeats))
@@ -136,7 +136,7 @@ func TestCompareBusyRun(t *testing.T) {
 		}
 		return cells
 	}
-	verdict := func(c *Comparison) datasets.Comparison {
+	verdict := func(c *TwoRuns) datasets.Comparison {
 		for _, r := range c.Rows {
 			if r.Variant == "jvm-g1" && r.Point.Label() == "c8-p128" {
 				return r.Comparisons[0]

@@ -34,7 +34,7 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 				who = b.Name + ": " + who
 			}
 			for _, k := range headlineMetrics {
-				m := metricByKey(k)
+				m := columnByKey(k)
 				d := b.Compare(m, c.Base, c.Cand)
 				rows = append(rows, decisionRow(who, m.Title, d.Ratio, d.CILow, d.CIHigh, d.Verdict, decide.ShortReason(d)))
 				if len(ch.rows) < maxForestRows {

@@ -9,7 +9,7 @@ import (
 	"yardstick/stages/report/analysis"
 )
 
-// limitFormats are how the container-limit figures (analysis.LimitMetrics)
+// limitFormats are how the container-limit figures (analysis.LimitColumns)
 // are written: the throttling as medians with their spread, the counts as
 // their range over the repeats (fmtRange).
 var limitFormats = map[string]func(float64) string{
@@ -41,10 +41,10 @@ func limitsSection(d *doc, b *analysis.Batch) {
 	}
 	d.h(3, "Container limits")
 	d.p("Targets under a CPU quota or memory limit (limits.cpus, limits.memory), one control group per start. Throttled periods: the share of the kept window's CFS periods in which the target used up its quota and waited for the next one; throttled ms/s: that wait, summed over threads, per second of window. Median of the measured repeats.")
-	p99 := metricByKey("latency_p99")
+	p99 := columnByKey("latency_p99")
 	for _, p := range b.Points {
 		head := []string{"variant", "limits", p99.Title}
-		for _, m := range analysis.LimitMetrics {
+		for _, m := range analysis.LimitColumns {
 			head = append(head, m.Title)
 		}
 		var rows [][]string
@@ -54,7 +54,7 @@ func limitsSection(d *doc, b *analysis.Batch) {
 				continue
 			}
 			r := []string{v.Label, limitText(g.Measured[0]), fmtRepeats(g.Summary(p99), formatOf(p99))}
-			for _, m := range analysis.LimitMetrics {
+			for _, m := range analysis.LimitColumns {
 				if f := limitFormats[m.Key]; f != nil {
 					r = append(r, fmtRepeats(g.Summary(m), f))
 				} else {

@@ -90,7 +90,7 @@ func placementWords(d *doc, t *analysis.Tables) {
 // best variant when its interval against the runner-up lies beyond the
 // margin, else "equivalent" or "undecided" (with the reason in why); ""
 // when fewer than two variants were measured there.
-func pointWinner(b *analysis.Batch, m analysis.Metric, p analysis.Point) (who, why string) {
+func pointWinner(b *analysis.Batch, m analysis.Column, p analysis.Point) (who, why string) {
 	o := b.PointWinner(m, p)
 	switch {
 	case !o.Measured:
@@ -126,7 +126,7 @@ func answerDimensions(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 			}
 			byOutcome := map[string][]string{}
 			for _, a := range analysis.RadarAxes {
-				o, detail := dimension(b, v, metricByKey(a.Key))
+				o, detail := dimension(b, v, columnByKey(a.Key))
 				byOutcome[o] = append(byOutcome[o], a.Label)
 				rows = append(rows, []string{a.Label, v.Label, o, detail})
 			}
@@ -155,7 +155,7 @@ func decisionChart(d *doc, b *analysis.Batch) {
 	ch := &forestChart{title: fmt.Sprintf("Batch %s: ratios to %s with 95%% intervals", b.Name, b.Baseline.Label)}
 	for _, v := range b.Variants {
 		for _, a := range analysis.RadarAxes {
-			m := metricByKey(a.Key)
+			m := columnByKey(a.Key)
 			for _, p := range b.Points {
 				base, g := b.RepeatSet(b.Baseline, p), b.RepeatSet(v, p)
 				if v == b.Baseline || base == nil || g == nil || len(ch.rows) >= maxForestRows {
@@ -177,7 +177,7 @@ func decisionChart(d *doc, b *analysis.Batch) {
 // dimension is variant v's decisions against the baseline on metric m
 // (analysis.Batch.Dimension) in words: its outcome and the per-point
 // detail.
-func dimension(b *analysis.Batch, v *analysis.Variant, m analysis.Metric) (string, string) {
+func dimension(b *analysis.Batch, v *analysis.Variant, m analysis.Column) (string, string) {
 	dm := b.Dimension(v, m)
 	var detail []string
 	for i, c := range dm.Decisions {
@@ -214,7 +214,7 @@ func duties(d *doc, t *analysis.Tables, batch string) {
 // answerCrossover: per batch and payload, the throughput leader at each
 // concurrency, and where it changes.
 func answerCrossover(d *doc, batches []*analysis.Batch) {
-	rps := metricByKey("throughput")
+	rps := columnByKey("throughput")
 	for _, b := range batches {
 		if len(b.Variants) < 2 {
 			continue
@@ -322,7 +322,7 @@ func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 	keys := []string{"throughput", "latency_p99", "rss", "cpu_per_request"}
 	head := []string{"batch", "workload point"}
 	for _, k := range keys {
-		head = append(head, metricByKey(k).Title)
+		head = append(head, columnByKey(k).Title)
 	}
 	var rows [][]string
 	var sentences []string
@@ -339,7 +339,7 @@ func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 					r = append(r, "not ranked (open loop)")
 					continue
 				}
-				who, why := pointWinner(b, metricByKey(k), p)
+				who, why := pointWinner(b, columnByKey(k), p)
 				if who == decide.Undecided {
 					who += " (" + why + ")"
 				}

@@ -13,7 +13,7 @@ import (
 // batches' preconditions that every table and chart carries.
 
 // formatOf is how a metric's values are written.
-func formatOf(m analysis.Metric) func(float64) string {
+func formatOf(m analysis.Column) func(float64) string {
 	switch {
 	case m.Count != nil:
 		return fmtShare
@@ -33,8 +33,8 @@ func formatOf(m analysis.Metric) func(float64) string {
 	return fmtLatency // p50, p99, p99.9, max
 }
 
-// metricByKey is analysis.MetricByKey.
-var metricByKey = analysis.MetricByKey
+// columnByKey is analysis.ColumnByKey.
+var columnByKey = analysis.ColumnByKey
 
 // caption is the point in words for captions and chart titles: "payload
 // 128 B, concurrency 8".

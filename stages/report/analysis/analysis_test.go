@@ -85,7 +85,7 @@ func TestBatchesGroupAndCount(t *testing.T) {
 // axis; the same throughput wins none.
 func TestWinsPeaksRadar(t *testing.T) {
 	b := Batches(tablesOf(cellsOf(2)), "")[0]
-	rps := MetricByKey("throughput")
+	rps := ColumnByKey("throughput")
 	wc := b.Wins(rps)
 	if wc.Points != 2 || wc.Count["jvm"] != 1 || wc.Unfair["jvm"] != 0 || wc.Undecided != 1 {
 		// at c8 the unfair cell leaves the comparison undecided
@@ -164,7 +164,7 @@ func TestAddedMetricIsAColumn(t *testing.T) {
 	t.Cleanup(func() { decide.Metrics = saved })
 	decide.Metrics = append(saved[:len(saved):len(saved)],
 		decide.Metric{Name: "latency_max", Title: "max", Unit: "us", Column: "latency_max_us", LowerIsBetter: true})
-	m := MetricByKey("latency_max")
+	m := ColumnByKey("latency_max")
 	mx := int64(4321)
 	if v, ok := m.Get(&datasets.Cell{LatencyMaxUS: &mx}); !m.Ranked() || m.Cmp != "latency_max" || !ok || v != 4321 {
 		t.Errorf("the added metric's column: %+v (%v %v)", m, v, ok)

@@ -24,7 +24,7 @@ func (b *Batch) At(p Point) []*RepeatSet {
 
 // Median is the median of the repeat set's measured values of m; false when
 // it has none.
-func (s *RepeatSet) Median(m Metric) (float64, bool) {
+func (s *RepeatSet) Median(m Column) (float64, bool) {
 	vs := s.Values(m)
 	if len(vs) == 0 {
 		return 0, false
@@ -50,11 +50,11 @@ func SummaryOf(vs []float64) Summary {
 }
 
 // Summary is the repeat set's values of m, summarised.
-func (s *RepeatSet) Summary(m Metric) Summary { return SummaryOf(s.Values(m)) }
+func (s *RepeatSet) Summary(m Column) Summary { return SummaryOf(s.Values(m)) }
 
 // CountMedian is the median of the repeat set's tail counts of m (a tail
 // share's); false when it has none or m is no tail share.
-func (s *RepeatSet) CountMedian(m Metric) (float64, bool) {
+func (s *RepeatSet) CountMedian(m Column) (float64, bool) {
 	if m.Count == nil {
 		return 0, false
 	}
@@ -101,7 +101,7 @@ func (s *RepeatSet) Spectrum(byCell map[string][]datasets.SpectrumPoint) []Spect
 // decision against the runner-up: Better makes it the winner; equivalent
 // or undecided leave the point without one. nil when fewer than two
 // repeat sets have a value.
-func (b *Batch) Winner(m Metric, gs []*RepeatSet) (*RepeatSet, datasets.Comparison) {
+func (b *Batch) Winner(m Column, gs []*RepeatSet) (*RepeatSet, datasets.Comparison) {
 	type cand struct {
 		g   *RepeatSet
 		med float64
@@ -144,7 +144,7 @@ type WinCount struct {
 }
 
 // Wins counts metric m's winners over the batch's points.
-func (b *Batch) Wins(m Metric) WinCount {
+func (b *Batch) Wins(m Column) WinCount {
 	wc := WinCount{Count: map[string]int{}, Unfair: map[string]int{}}
 	for _, p := range b.Points {
 		gs := b.At(p)
@@ -185,7 +185,7 @@ func (b *Batch) Peaks() []Peak {
 			payloads[p.Payload] = true
 		}
 	}
-	rps := MetricByKey("throughput")
+	rps := ColumnByKey("throughput")
 	var out []Peak
 	for _, pl := range slices.Sorted(maps.Keys(payloads)) {
 		for _, v := range b.Variants {
@@ -226,7 +226,7 @@ func (b *Batch) Radar() []RadarRow {
 	for _, v := range b.Variants {
 		r := RadarRow{Variant: v}
 		for _, a := range RadarAxes {
-			m := MetricByKey(a.Key)
+			m := ColumnByKey(a.Key)
 			var logSum float64
 			var n int
 			decided := true
@@ -272,7 +272,7 @@ type Outcome struct {
 }
 
 // PointWinner is the winner of metric m at point p.
-func (b *Batch) PointWinner(m Metric, p Point) Outcome {
+func (b *Batch) PointWinner(m Column, p Point) Outcome {
 	w, c := b.Winner(m, b.At(p))
 	if w == nil {
 		return Outcome{}
@@ -322,7 +322,7 @@ type Dimension struct {
 }
 
 // Dimension folds variant v's decisions on m against the baseline.
-func (b *Batch) Dimension(v *Variant, m Metric) Dimension {
+func (b *Batch) Dimension(v *Variant, m Column) Dimension {
 	var d Dimension
 	var outcomes []string
 	for _, p := range b.Points {
@@ -345,7 +345,7 @@ func (b *Batch) Dimension(v *Variant, m Metric) Dimension {
 // repeat set base: the comparisons table's row where the run has one (the
 // batch's declared baseline), else decided the same way (decide.Compare)
 // from the two sets' cells, as for --baseline or between two candidates.
-func (b *Batch) Compare(m Metric, base, s *RepeatSet) datasets.Comparison {
+func (b *Batch) Compare(m Column, base, s *RepeatSet) datasets.Comparison {
 	if r, ok := b.rows[rowKey(s.Point.Label(), s.Variant.Label, base.Variant.Label, m.Cmp)]; ok {
 		return r
 	}

@@ -8,8 +8,8 @@ import (
 	"yardstick/decide"
 )
 
-// A Metric is one column of the report's main table.
-type Metric struct {
+// A Column is one column of the report's main table.
+type Column struct {
 	// Key names the column: a compared metric's name (decide.Metrics),
 	// or the report's own for a column without decisions.
 	Key   string
@@ -28,7 +28,7 @@ type Metric struct {
 }
 
 // Ranked says the metric gets decisions, wins and radar scores.
-func (m Metric) Ranked() bool { return m.Cmp != "" }
+func (m Column) Ranked() bool { return m.Cmp != "" }
 
 func i64(p *int64) (float64, bool) {
 	if p == nil {
@@ -45,36 +45,36 @@ func f64(p *float64) (float64, bool) {
 }
 
 // ranked is the column of a compared metric.
-func ranked(m decide.Metric) Metric {
-	return Metric{Key: m.Name, Title: m.Title, Unit: m.Unit, Lower: m.LowerIsBetter, Cmp: m.Name, Get: m.Value}
+func ranked(m decide.Metric) Column {
+	return Column{Key: m.Name, Title: m.Title, Unit: m.Unit, Lower: m.LowerIsBetter, Cmp: m.Name, Get: m.Value}
 }
 
 // Metrics are the main table's columns, in order: every compared metric
 // of decide.Metrics in the registry's order, and the report's own columns
 // without decisions beside the metric they belong to (the tail shares and
 // the maximum after p99.9, RSS after the load after RSS under load).
-func Metrics() []Metric {
-	var ms []Metric
+func Columns() []Column {
+	var ms []Column
 	for _, m := range decide.Metrics {
 		ms = append(ms, ranked(m))
 		switch m.Name {
 		case "latency_p999":
-			ms = append(ms, tailMetrics()...)
-			ms = append(ms, Metric{Key: "max", Title: "max (not ranked)", Unit: "us", Lower: true,
+			ms = append(ms, tailColumns()...)
+			ms = append(ms, Column{Key: "max", Title: "max (not ranked)", Unit: "us", Lower: true,
 				Get: func(c *datasets.Cell) (float64, bool) { return i64(c.LatencyMaxUS) }})
 		case "rss":
-			ms = append(ms, Metric{Key: "rss_after", Title: "RSS after", Unit: "bytes", Lower: true,
+			ms = append(ms, Column{Key: "rss_after", Title: "RSS after", Unit: "bytes", Lower: true,
 				Get: func(c *datasets.Cell) (float64, bool) { return i64(c.RSSAfterBytes) }})
 		}
 	}
 	return ms
 }
 
-// tailMetrics are the shares of requests above each tail threshold.
-func tailMetrics() []Metric {
-	var ms []Metric
+// tailColumns are the shares of requests above each tail threshold.
+func tailColumns() []Column {
+	var ms []Column
 	for i, us := range datasets.TailThresholdsUS {
-		ms = append(ms, Metric{
+		ms = append(ms, Column{
 			Key: "tail" + strconv.Itoa(int(us/1000)) + "ms", Title: ">" + strconv.Itoa(int(us/1000)) + " ms", Unit: "fraction", Lower: true,
 			Get:   func(c *datasets.Cell) (float64, bool) { return f64(c.Tails[i].Share) },
 			Count: func(c *datasets.Cell) (float64, bool) { return i64(c.Tails[i].Count) },
@@ -83,12 +83,12 @@ func tailMetrics() []Metric {
 	return ms
 }
 
-// LimitMetrics are the container-limit figures of a batch whose targets
+// LimitColumns are the container-limit figures of a batch whose targets
 // ran under limits, shown beside p99: the share of the kept window's CFS
 // periods in which the target used up its quota, the time it waited for
 // the next period per second of window, its control group's memory
 // events and the processor count its runtime saw.
-var LimitMetrics = []Metric{
+var LimitColumns = []Column{
 	{Key: "throttled", Title: "throttled periods", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return f64(c.CPUThrottledShare) }},
 	{Key: "throttled_time", Title: "throttled ms/s", Lower: true, Get: throttledPerSecond},
 	{Key: "memory_max_hits", Title: "memory.max hits", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.MemoryMaxHits) }},
@@ -109,10 +109,10 @@ func throttledPerSecond(c *datasets.Cell) (float64, bool) {
 	return float64(*c.CPUThrottledUS) / 1000 / s, true
 }
 
-// MetricByKey is the metric with key k; it panics on a key that is not
+// ColumnByKey is the metric with key k; it panics on a key that is not
 // one of Metrics' (a programming error).
-func MetricByKey(k string) Metric {
-	for _, m := range Metrics() {
+func ColumnByKey(k string) Column {
+	for _, m := range Columns() {
 		if m.Key == k {
 			return m
 		}

@@ -136,10 +136,10 @@ func (s *RepeatSet) add(c *datasets.Cell) {
 }
 
 // Values are the repeat set's measured values of m.
-func (s *RepeatSet) Values(m Metric) []float64 { return s.collect(m.Get) }
+func (s *RepeatSet) Values(m Column) []float64 { return s.collect(m.Get) }
 
 // Counts are the repeat set's tail counts of m.
-func (s *RepeatSet) Counts(m Metric) []float64 { return s.collect(m.Count) }
+func (s *RepeatSet) Counts(m Column) []float64 { return s.collect(m.Count) }
 
 func (s *RepeatSet) collect(get func(*datasets.Cell) (float64, bool)) []float64 {
 	var vs []float64
