@@ -6,7 +6,7 @@ import (
 )
 
 // CellCounts counts cells by status: the one place that does, for the
-// runner, the runs verb, a Slurm run's progress and the report.
+// runner, the runs verb, a scale-out run's progress and the report.
 type CellCounts struct {
 	OK, Unfair, Failed, Pending, NotNeeded int
 }

@@ -15,7 +15,8 @@ import (
 const NodesVersion = 1
 
 // BatchNodes is nodes/<batch>.json: every time a batch was run on its own
-// (`run --resume RUNDIR --batch NAME`, what a Slurm array task runs), the
+// (`run --resume RUNDIR --batch NAME`, what a scale-out engine's task
+// runs), the
 // node it ran on and that node's environment. A batch never spans nodes
 // within one attempt; a resubmitted batch may land on another node, and
 // then has two runs here. A run directory run as a whole on one machine
@@ -28,15 +29,18 @@ type BatchNodes struct {
 
 // A NodeRun is one attempt of a batch on one node.
 type NodeRun struct {
-	// Node is the scheduler's name of the node (SLURMD_NODENAME), or the
-	// host name outside a scheduler.
+	// Node is the engine's name of the node, or the host name outside an
+	// engine.
 	Node string `json:"node"`
-	// JobID is the Slurm job id of the attempt ("" outside Slurm);
-	// ArrayJobID and ArrayTaskID name its array and index.
-	JobID       string    `json:"job_id,omitempty"`
-	ArrayJobID  string    `json:"array_job_id,omitempty"`
-	ArrayTaskID string    `json:"array_task_id,omitempty"`
-	Started     time.Time `json:"started"`
+	// Engine names the scale-out engine that ran the attempt ("" when it
+	// was run by hand). Job is the attempt's id in the engine, Group the
+	// id of the set of tasks it belongs to (an array, an indexed job) and
+	// Index its index there; all "" outside an engine.
+	Engine  string    `json:"engine,omitempty"`
+	Job     string    `json:"job_id,omitempty"`
+	Group   string    `json:"array_job_id,omitempty"`
+	Index   string    `json:"array_task_id,omitempty"`
+	Started time.Time `json:"started"`
 	// Environment is the node's, captured when the attempt began.
 	Environment Environment `json:"environment"`
 }

@@ -14,7 +14,7 @@ func TestBatchNodesRoundTrip(t *testing.T) {
 		t.Fatalf("no record yet: err = %v, want not exist", err)
 	}
 	for _, n := range []string{"n1", "n2"} {
-		if err := rd.AppendNodeRun("main", NodeRun{Node: n, JobID: "7"}); err != nil {
+		if err := rd.AppendNodeRun("main", NodeRun{Node: n, Engine: "e", Job: "7"}); err != nil {
 			t.Fatal(err)
 		}
 	}

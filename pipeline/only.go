@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Only is the --only selector of run, rerun and slurm: a glob over cell
+// Only is the --only selector of run, rerun and the scale-out verbs: a glob over cell
 // names (path.Match: "main/go/*/r1") or one cell id. The zero Only
 // selects every cell. It is parsed once, from the flag (ParseOnly) or
 // from a file that recorded it (UnmarshalText), and then only asked.

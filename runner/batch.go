@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"yardstick/pipeline"
+	"yardstick/runner/scaleout"
 	"yardstick/stages/execute"
 )
 
-// One batch at a time: a scheduler (runner/slurm) runs each batch of a run
-// directory as its own task, perhaps on another node, as
+// One batch at a time: a scale-out engine (runner/scaleout; runner/slurm
+// is one) runs each batch of a run directory as its own task, perhaps on
+// another node, as
 // `yardstick run --resume RUNDIR --batch NAME`. Such a task runs only its
 // batch's cells that have no checkpoint and records the node it ran on
 // (nodes/<batch>.json); the fairness checks, the datasets and the report
@@ -124,6 +125,10 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 		return err
 	}
 	fmt.Fprintf(o.Stderr, "run directory: %s\nbatch %s on node %s\n", rd.Root, batch, run.Node)
+	resume := "yardstick run --resume " + rd.Root + " --batch " + batch
+	if o.Engine != nil {
+		resume = o.Engine.Resubmit(rd.Root) + " (or run: " + resume + ")"
+	}
 	sum, err := runCells(ctx, rd, sub, allowDrift, o)
 	if err != nil {
 		return fmt.Errorf("run %s, batch %s: %w", rd.Root, batch, err)
@@ -134,24 +139,22 @@ func ExecuteBatch(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, ba
 	fmt.Fprintf(o.Stdout, "\nbatch %s: %d cell(s) planned: %d done, %d failed, %d already done, %d pending%s\nrun directory: %s\n",
 		batch, sum.Planned+sum.NotNeeded, sum.Done, sum.Failed, sum.Skipped, sum.Pending, notNeeded(sum), rd.Root)
 	if sum.Interrupted {
-		fmt.Fprintf(o.Stderr, "interrupted; every process stopped; the finished cells are kept. Resubmit with: yardstick slurm --resume %s (or run: yardstick run --resume %s --batch %s)\n", rd.Root, rd.Root, batch)
+		fmt.Fprintf(o.Stderr, "interrupted; every process stopped; the finished cells are kept. Resubmit with: %s\n", resume)
 		return ErrReported
 	}
 	return conclude(rd, sum, 0, o)
 }
 
 // ThisNode describes the node this process runs on, for nodes/<batch>.json:
-// Slurm's node name and job ids when it runs in a Slurm job, else the
-// host name.
+// the task of the engine that runs it (Options.Engine), else the host
+// name.
 func ThisNode(ctx context.Context, p *pipeline.Plan, o Options) pipeline.NodeRun {
 	e := Environment(ctx, p, o)
-	r := pipeline.NodeRun{
-		Node:        os.Getenv("SLURMD_NODENAME"),
-		JobID:       os.Getenv("SLURM_JOB_ID"),
-		ArrayJobID:  os.Getenv("SLURM_ARRAY_JOB_ID"),
-		ArrayTaskID: os.Getenv("SLURM_ARRAY_TASK_ID"),
-		Started:     e.Captured,
-		Environment: e,
+	r := pipeline.NodeRun{Started: e.Captured, Environment: e}
+	if o.Engine != nil {
+		if t, ok := o.Engine.Task(os.Getenv); ok {
+			r.Node, r.Engine, r.Job, r.Group, r.Index = t.Node, o.Engine.Name(), t.Job, t.Group, t.Index
+		}
 	}
 	if r.Node == "" {
 		r.Node = e.Host
@@ -230,11 +233,28 @@ func Merge(rd *pipeline.RunDir, p *pipeline.Plan, o Options) error {
 	if len(pending) > 0 {
 		for _, b := range p.Batches {
 			if n := pending[b.Name]; n > 0 {
-				fmt.Fprintf(o.Stderr, "batch %s: %d cell(s) pending: its task failed or was cancelled (see %s)\n", b.Name, n, filepath.Join(rd.Root, "slurm"))
+				fmt.Fprintf(o.Stderr, "batch %s: %d cell(s) pending: its task failed or was cancelled%s\n", b.Name, n, logsOf(o.Engine, rd.Root))
 			}
 		}
-		fmt.Fprintf(o.Stderr, "resubmit the unfinished batches with: yardstick slurm --resume %s\n", rd.Root)
+		fmt.Fprintf(o.Stderr, "resubmit the unfinished batches with: %s\n", resubmitOf(o.Engine, rd.Root))
 		return ErrReported
 	}
 	return conclude(rd, sum, failedChecks, o)
+}
+
+// logsOf says where engine e keeps the tasks' logs, for a message.
+func logsOf(e scaleout.Engine, rundir string) string {
+	if e == nil {
+		return ""
+	}
+	return " (see " + e.Logs(rundir) + ")"
+}
+
+// resubmitOf is the command that resubmits rundir's unfinished batches:
+// the engine's, else one `run --resume --batch` per batch, by hand.
+func resubmitOf(e scaleout.Engine, rundir string) string {
+	if e == nil {
+		return "yardstick run --resume " + rundir + " --batch NAME (for each batch named above)"
+	}
+	return e.Resubmit(rundir)
 }

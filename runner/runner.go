@@ -28,6 +28,7 @@ import (
 	"yardstick/datasets"
 	"yardstick/decide"
 	"yardstick/pipeline"
+	"yardstick/runner/scaleout"
 	"yardstick/pipeline/safetext"
 	"yardstick/stages/execute"
 	"yardstick/stages/fairness"
@@ -60,6 +61,10 @@ type Options struct {
 	// make other files than the lock records; see
 	// execute.Options.AllowDrift.
 	AllowDrift bool
+	// Engine is the scale-out engine whose task this run of one batch,
+	// or whose merge job this merge, is (runner/slurm for Slurm); nil
+	// when it was started by hand.
+	Engine scaleout.Engine
 }
 
 // ErrReported says the run ended badly (interrupted, a cell failed, or a

@@ -13,6 +13,7 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/runner"
+	"yardstick/runner/scaleout"
 )
 
 func init() {
@@ -62,6 +63,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		if p, err = runner.ResumeBatch(ctx, rd, *batch, *allowDrift, o); err != nil {
 			return runnerErr(err)
 		}
+		o.Engine, _ = scaleout.Detect(engines, os.Getenv)
 		return runnerErr(runner.ExecuteBatch(ctx, rd, p, *batch, *allowDrift, o))
 	case *batch != "":
 		return usagef("--batch goes with --resume RUNDIR")

@@ -8,6 +8,7 @@ import (
 
 	"yardstick/pipeline"
 	"yardstick/runner"
+	"yardstick/runner/scaleout"
 	"yardstick/runner/slurm"
 )
 
@@ -97,6 +98,9 @@ func checkSlurmArgs(f *slurmFlags, args []string) error {
 	return nil
 }
 
+// engines are the scale-out engines a batch's task may run under.
+var engines = []scaleout.Engine{slurm.Engine{}}
+
 // slurmMerge is the merge job: runner.Merge with the submission's --only,
 // then how each task of the latest submission ended.
 func slurmMerge(env *cliEnv, dir string, o runner.Options) error {
@@ -107,6 +111,7 @@ func slurmMerge(env *cliEnv, dir string, o runner.Options) error {
 	if prep, err := slurm.ReadPrepared(rd); err == nil {
 		o.Only = prep.Only
 	}
+	o.Engine = slurm.Engine{}
 	merr := runner.Merge(rd, p, o)
 	subs, err := slurm.ReadSubmissions(rd)
 	if err != nil {

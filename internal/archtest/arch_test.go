@@ -302,6 +302,41 @@ func TestPercentilesThroughHdrstat(t *testing.T) {
 	})
 }
 
+// TestScaleOutIsEngineNeutral: the runner's batch code and the pipeline
+// name no engine: what an engine does is runner/scaleout's seam, and
+// Slurm is runner/slurm's (with the srun host launcher, which a
+// definition names). Comments may name Slurm; code may not.
+func TestScaleOutIsEngineNeutral(t *testing.T) {
+	dir := root(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "pipeline", "*.go"))
+	files = append(files, filepath.Join(dir, "runner", "batch.go"), filepath.Join(dir, "runner", "runner.go"))
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var text string
+			switch n := n.(type) {
+			case *ast.Ident:
+				text = n.Name
+			case *ast.BasicLit:
+				text = n.Value
+			case *ast.ImportSpec:
+				text = n.Path.Value
+			}
+			if strings.Contains(strings.ToLower(text), "slurm") {
+				t.Errorf("%s: %s: the pipeline and the runner's batches name no engine; go through runner/scaleout", fset.Position(n.Pos()), text)
+			}
+			return true
+		})
+	}
+}
+
 // TestOnlySchemaImportsCUE: the schema package is the one door to the
 // CUE evaluator; validate, plan and cmd reach it through schema.
 func TestOnlySchemaImportsCUE(t *testing.T) {
