@@ -14,9 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"yardstick/pipeline/safetext"
