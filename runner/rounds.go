@@ -150,7 +150,7 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	}
 	// Undecided on a busy machine: say so, since more rounds of the same
 	// are then not what would decide.
-	if busy := datasets.Busy(rows); busy != "" && (none || st.Undecided > 0) {
+	if busy := decide.Busy(rows); busy != "" && (none || st.Undecided > 0) {
 		fmt.Fprintf(w, "  note: %s\n", busy)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"yardstick/datasets"
 	"yardstick/decide"
 	"yardstick/pipeline"
 	"yardstick/stages/report/analysis"
@@ -130,7 +129,7 @@ func (c *TwoRuns) changes(d *doc) {
 		name string
 		side *analysis.Side
 	}{{"A", c.A}, {"B", c.B}} {
-		if busy := datasets.Busy(s.side.Tables.Cells); busy != "" {
+		if busy := s.side.Tables.Busy(); busy != "" {
 			d.p("In %s %s. A row whose cells were measured on a busy machine in either run is undecided: inside a run, other work spreads over the variants and widens the intervals; between two runs it lands on one side.", s.name, busy)
 		}
 	}

@@ -43,7 +43,6 @@ import (
 	"slices"
 	"strings"
 
-	"yardstick/datasets"
 	"yardstick/pipeline/runfs"
 	"yardstick/stages/report/analysis"
 )
@@ -177,7 +176,7 @@ func build(t *analysis.Tables, baseline string) (*doc, []string) {
 	// A batch without a baseline says so in its own section; the notes
 	// returned to the caller list it too.
 	shown := slices.Clone(notes)
-	if busy := datasets.Busy(t.Cells); busy != "" {
+	if busy := t.Busy(); busy != "" {
 		shown = append(shown, strings.ToUpper(busy[:1])+busy[1:]+".")
 	}
 	for _, b := range batches {

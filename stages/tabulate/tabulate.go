@@ -55,7 +55,7 @@ type Summary struct {
 	// Comparisons are the comparisons table's rows.
 	Comparisons []datasets.Comparison
 	// Busy says that the machine was busy during the kept windows
-	// (datasets.Busy), "" when it was not.
+	// (decide.Busy), "" when it was not.
 	Busy string
 }
 
@@ -152,7 +152,7 @@ func (tb *tables) fill(ctx context.Context, rd *pipeline.RunDir, in *inputs, s *
 	s.Comparisons = decide.Run(tb.rows, batches, func(name string) (*pipeline.Batch, pipeline.BatchRounds) {
 		return in.plan.Batch(name), in.rounds[name]
 	})
-	s.Busy = datasets.Busy(tb.rows)
+	s.Busy = decide.Busy(tb.rows)
 	if err := tb.comparisons.send(ctx, s.Comparisons...); err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 }
 
 // busySides names the runs, "A", "B" or "A and B", whose cells of a row
-// were measured on a busy machine (datasets.Busy); "" when neither was.
+// were measured on a busy machine (decide.Busy); "" when neither was.
 func busySides(a, b []*datasets.Cell) string {
 	var busy []string
 	for _, side := range []struct {
@@ -166,7 +166,7 @@ func busySides(a, b []*datasets.Cell) string {
 		for i, c := range side.cells {
 			rows[i] = *c
 		}
-		if datasets.Busy(rows) != "" {
+		if decide.Busy(rows) != "" {
 			busy = append(busy, side.name)
 		}
 	}

@@ -32,6 +32,10 @@ type Tables struct {
 	Question *pipeline.Question
 }
 
+// Busy says, in one sentence, that the run's cells were measured on a
+// busy machine (decide.Busy); "" when they were not.
+func (t *Tables) Busy() string { return decide.Busy(t.Cells) }
+
 // RadarAxes are the seven dimensions of the report's radar chart
 // (docs/design.md#the-report-and-verdicts).
 var RadarAxes = []struct{ Key, Label string }{

@@ -1,33 +1,34 @@
-package datasets
+package decide
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"yardstick/datasets"
 	"yardstick/pipeline"
 	"yardstick/stats"
 )
 
 // Busy says, in one sentence, that the cells rows were measured on a busy
-// machine: the median and the largest share of the target's CPUs
+// machine (which makes a comparison between two runs undecided, Unfair): the median and the largest share of the target's CPUs
 // (others_cpu_share) and of the load generator's
 // (loadgen_others_cpu_share) that other work took in the measured cells'
 // kept windows, when either median reaches pipeline.BusyShare; ""
 // otherwise (or when no cell measured it).
-func Busy(rows []Cell) string {
+func Busy(rows []datasets.Cell) string {
 	var parts []string
 	n, busy := 0, false
 	for _, role := range []struct {
 		name string
-		get  func(*Cell) *float64
+		get  func(*datasets.Cell) *float64
 	}{
-		{"the target's CPUs", func(c *Cell) *float64 { return c.OthersCPUShare }},
-		{"the load generator's", func(c *Cell) *float64 { return c.LoadgenOthersCPUShare }},
+		{"the target's CPUs", func(c *datasets.Cell) *float64 { return c.OthersCPUShare }},
+		{"the load generator's", func(c *datasets.Cell) *float64 { return c.LoadgenOthersCPUShare }},
 	} {
 		var shares []float64
 		for i := range rows {
-			if s := role.get(&rows[i]); s != nil && Measured(&rows[i]) {
+			if s := role.get(&rows[i]); s != nil && datasets.Measured(&rows[i]) {
 				shares = append(shares, *s)
 			}
 		}
