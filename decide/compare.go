@@ -205,6 +205,21 @@ func Batch(batch string, cells []*datasets.Cell, baseline string, design Design)
 	return out
 }
 
+// Guidance says how many more starts per side the undecided rows need,
+// at most (MoreStartsWords); "" when none says.
+func Guidance(undecided []datasets.Comparison) string {
+	more := 0
+	for _, c := range undecided {
+		if c.MoreRepeats != nil {
+			more = max(more, int(*c.MoreRepeats))
+		}
+	}
+	if more == 0 {
+		return ""
+	}
+	return MoreStartsWords(more)
+}
+
 // ShortReason is why a decision is undecided, in a few words: "not
 // steady", "fewer than 3 starts", "one start a side: ...", "interval
 // straddles the margin; about 9 more starts per side would decide it",

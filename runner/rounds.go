@@ -146,7 +146,7 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 		st.Stopped = pipeline.RoundsBudget
 		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; %d of %d %s comparisons undecided\n", b.Name, b.RepeatsBudget.D(), r, st.Undecided, st.Comparisons, u)
 	default:
-		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d %s comparisons undecided%s; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons, u, guidance(undecided))
+		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d %s comparisons undecided%s; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons, u, parenthesised(decide.Guidance(undecided)))
 	}
 	// Undecided on a busy machine: say so, since more rounds of the same
 	// are then not what would decide.
@@ -154,22 +154,6 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 		fmt.Fprintf(w, "  note: %s\n", busy)
 	}
 	return nil
-}
-
-// guidance says how many more starts per side the undecided comparisons
-// need, at most (decide.MoreStartsWords), after a comma; "" when none
-// says.
-func guidance(undecided []datasets.Comparison) string {
-	more := 0
-	for _, c := range undecided {
-		if c.MoreRepeats != nil {
-			more = max(more, int(*c.MoreRepeats))
-		}
-	}
-	if more == 0 {
-		return ""
-	}
-	return " (" + decide.MoreStartsWords(more) + ")"
 }
 
 // undecidedAfter decides the batch's comparisons that stop it on
@@ -207,4 +191,12 @@ func Look(b *pipeline.Batch, rows []datasets.Cell, r int) (all, undecided []data
 		}
 	}
 	return all, undecided
+}
+
+// parenthesised is s in parentheses after a space, or "".
+func parenthesised(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }
