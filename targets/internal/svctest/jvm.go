@@ -45,6 +45,9 @@ type Spec struct {
 	Env     []string // added to the environment
 	// StopTimeout bounds the wait for the exit after SIGTERM; 0 means 15 s.
 	StopTimeout time.Duration
+	// ReadyTimeout bounds the wait for /ready; 0 means ReadyTimeout. Spring
+	// Boot takes minutes to start on the loaded 2-core machine.
+	ReadyTimeout time.Duration
 }
 
 // Target is a running JVM target: its process, where it listens, and the
@@ -87,8 +90,12 @@ func StartJar(t testing.TB, s Spec) *Target {
 	// a poll is never given up while the JVM starts: one sent once the port
 	// is bound waits in the backlog and is answered (and logged) later, so
 	// abandoning it would leave an access-log line the test did not count
-	ready := &http.Client{Timeout: ReadyTimeout, Transport: p.client.Transport}
-	p.ReadyIn, p.Requests = p.poll(t, ready, p.Base+"/ready", ReadyTimeout)
+	wait := s.ReadyTimeout
+	if wait == 0 {
+		wait = ReadyTimeout
+	}
+	ready := &http.Client{Timeout: wait, Transport: p.client.Transport}
+	p.ReadyIn, p.Requests = p.poll(t, ready, p.Base+"/ready", wait)
 	t.Logf("%s: exec to first 200 on /ready: %v", p.Name, p.ReadyIn.Round(time.Millisecond))
 	return p
 }
