@@ -46,10 +46,9 @@ func jar(t *testing.T) string {
 
 func start(t *testing.T, env []string, args ...string) *svctest.Target {
 	t.Helper()
-	port := svctest.FreePort(t)
 	return svctest.StartJar(t, svctest.Spec{
-		Java: java(t), JVMArgs: []string{"-Xms64m", "-Xmx128m", "-XX:TieredStopAtLevel=1"}, Jar: jar(t), Port: port,
-		Args: append([]string{"--port", strconv.Itoa(port)}, args...), Env: env, ReadyTimeout: 5 * time.Minute,
+		Java: java(t), JVMArgs: []string{"-Xms64m", "-Xmx128m", "-XX:TieredStopAtLevel=1"}, Jar: jar(t),
+		Args: append([]string{"--port", "0"}, args...), Env: env, ReadyTimeout: 5 * time.Minute,
 	})
 }
 
@@ -96,16 +95,15 @@ func TestEndpoints(t *testing.T) {
 	}
 }
 
-// TestEnv: the port, request threads and work factor from the environment
+// TestEnv: the port (0: a free one), request threads and work factor from the environment
 // ($PORT, $THREADS, $WORK_FACTOR), the access log switched off by an empty
 // --access-log over $ACCESS_LOG.
 func TestEnv(t *testing.T) {
 	logPath := t.TempDir() + "/access.log"
-	port := svctest.FreePort(t)
 	p := svctest.StartJar(t, svctest.Spec{
-		Java: java(t), JVMArgs: []string{"-Xmx128m", "-XX:TieredStopAtLevel=1"}, Jar: jar(t), Port: port,
+		Java: java(t), JVMArgs: []string{"-Xmx128m", "-XX:TieredStopAtLevel=1"}, Jar: jar(t),
 		Args:         []string{"--access-log", ""},
-		Env:          []string{"PORT=" + strconv.Itoa(port), "THREADS=4", "WORK_FACTOR=2", "ACCESS_LOG=" + logPath},
+		Env:          []string{"PORT=0", "THREADS=4", "WORK_FACTOR=2", "ACCESS_LOG=" + logPath},
 		ReadyTimeout: 5 * time.Minute,
 	})
 	svctest.CheckThreads(t, p.Pid(), tomcatThreads, 6, "THREADS=4: 4 request threads, the poller, the acceptor")
@@ -143,10 +141,9 @@ func TestBadSwitches(t *testing.T) {
 // defaults (200 request threads, 8192 connections): the held connections
 // take no thread each; the pushes run on the one heartbeat thread.
 func TestHeartbeat(t *testing.T) {
-	port := svctest.FreePort(t)
 	p := svctest.StartJar(t, svctest.Spec{
-		Java: java(t), JVMArgs: svctest.HeartbeatJVMArgs, Jar: jar(t), Port: port,
-		Args: []string{"--port", strconv.Itoa(port)}, ReadyTimeout: 5 * time.Minute,
+		Java: java(t), JVMArgs: svctest.HeartbeatJVMArgs, Jar: jar(t),
+		Args: []string{"--port", "0"}, ReadyTimeout: 5 * time.Minute,
 	})
 	svctest.CheckHeartbeat(t, p.Base, 4, 3, 200*time.Millisecond)
 	h := svctest.CheckHeartbeatHold(t, p.Base, p.Pid(), svctest.HoldConns, 0)

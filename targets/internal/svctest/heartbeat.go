@@ -333,17 +333,16 @@ const HoldConns = 2000
 // HeartbeatJVMArgs give the JVM room for HoldConns connections.
 var HeartbeatJVMArgs = []string{"-Xms64m", "-Xmx256m", "-XX:TieredStopAtLevel=1"}
 
-// CheckTargetHeartbeat starts jar with java, --port on a free port and
-// args, and checks its /ws/heartbeat: CheckHeartbeat on 4 connections, 3
+// CheckTargetHeartbeat starts jar with java, --port 0 (the target says
+// which port it got) and args, and checks its /ws/heartbeat: CheckHeartbeat on 4 connections, 3
 // heartbeats each at period_ms=200; then CheckHeartbeatHold with HoldConns
 // connections at the default period (no period_ms: 10 s), logging the
 // target's memory and threads; then a SIGTERM exit.
 func CheckTargetHeartbeat(t *testing.T, java, jar string, args ...string) {
 	t.Helper()
-	port := FreePort(t)
 	p := StartJar(t, Spec{
-		Java: java, JVMArgs: HeartbeatJVMArgs, Jar: jar, Port: port, ReadyTimeout: 5 * time.Minute,
-		Args: append([]string{"--port", strconv.Itoa(port)}, args...),
+		Java: java, JVMArgs: HeartbeatJVMArgs, Jar: jar, ReadyTimeout: 5 * time.Minute,
+		Args: append([]string{"--port", "0"}, args...),
 	})
 	CheckHeartbeat(t, p.Base, 4, 3, 200*time.Millisecond)
 	h := CheckHeartbeatHold(t, p.Base, p.Pid(), HoldConns, 0)
