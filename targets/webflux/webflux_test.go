@@ -211,3 +211,10 @@ func TestBadSwitches(t *testing.T) {
 		}
 	}
 }
+
+// TestHeartbeat: /ws/heartbeat (svctest.CheckTargetHeartbeat) with 2 event
+// loops.
+func TestHeartbeat(t *testing.T) {
+	svctest.CheckTargetHeartbeat(t, svctest.LookPath(t, "java", "apt-get install openjdk-17-jdk-headless (or make deps)"),
+		jar(t), "--workers", "2")
+}

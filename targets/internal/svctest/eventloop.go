@@ -24,12 +24,16 @@ type EventLoopTarget struct {
 var vertxEventLoops = regexp.MustCompile(`^vert\.x-eventloo`)
 
 // RunEventLoopTarget runs the checks of an event-loop target as subtests:
-// endpoints (CheckEventLoopTarget), env (CheckEventLoopEnv) and
-// bad-switches (CheckBadSwitches).
+// endpoints (CheckEventLoopTarget), env (CheckEventLoopEnv),
+// bad-switches (CheckBadSwitches) and heartbeat (CheckTargetHeartbeat,
+// with --event-loops 2).
 func RunEventLoopTarget(t *testing.T, e EventLoopTarget) {
 	t.Run("endpoints", func(t *testing.T) { CheckEventLoopTarget(t, e) })
 	t.Run("env", func(t *testing.T) { CheckEventLoopEnv(t, e) })
 	t.Run("bad-switches", func(t *testing.T) { CheckBadSwitches(t, e.Prog+".jar", e.Prog) })
+	t.Run("heartbeat", func(t *testing.T) {
+		CheckTargetHeartbeat(t, Java(t), Artifact(t, "bin/"+e.Prog+".jar"), "--event-loops", "2")
+	})
 }
 
 // jvmArgs keep a framework's JVM small and quick to start on 2 cores.

@@ -40,11 +40,17 @@ type Spec struct {
 	Java    string   // the java launcher
 	JVMArgs []string // before -jar
 	Jar     string
-	Port    int      // where to wait for /ready; given to the target by Args or Env
-	Args    []string // after the jar
-	Env     []string // added to the environment
+	// Port is where to wait for /ready, given to the target by Args or Env;
+	// 0 means the target was given port 0 and prints "listening on
+	// 127.0.0.1:PORT" (no race with another process for a free port).
+	Port int
+	Args []string // after the jar
+	Env  []string // added to the environment
 	// StopTimeout bounds the wait for the exit after SIGTERM; 0 means 15 s.
 	StopTimeout time.Duration
+	// ReadyTimeout bounds the wait for /ready; 0 means ReadyTimeout. Spring
+	// Boot takes minutes to start on the loaded 2-core machine.
+	ReadyTimeout time.Duration
 }
 
 // Target is a running JVM target: its process, where it listens, and the
@@ -70,9 +76,12 @@ func StartJar(t testing.TB, s Spec) *Target {
 	t.Helper()
 	argv := append([]string{s.Java}, s.JVMArgs...)
 	argv = append(append(argv, "-jar", s.Jar), s.Args...)
+	wait := s.ReadyTimeout
+	if wait == 0 {
+		wait = ReadyTimeout
+	}
 	p := &Target{
 		Proc: Start(t, filepath.Base(s.Jar), s.Env, argv...),
-		Base: fmt.Sprintf("http://127.0.0.1:%d", s.Port),
 		Port: s.Port,
 		client: &http.Client{
 			Timeout:   10 * time.Second,
@@ -80,6 +89,10 @@ func StartJar(t testing.TB, s Spec) *Target {
 		},
 		stopIn: s.StopTimeout,
 	}
+	if p.Port == 0 {
+		p.Port = p.ListenPort(t, wait)
+	}
+	p.Base = fmt.Sprintf("http://127.0.0.1:%d", p.Port)
 	if p.stopIn == 0 {
 		p.stopIn = 15 * time.Second
 	}
@@ -87,8 +100,8 @@ func StartJar(t testing.TB, s Spec) *Target {
 	// a poll is never given up while the JVM starts: one sent once the port
 	// is bound waits in the backlog and is answered (and logged) later, so
 	// abandoning it would leave an access-log line the test did not count
-	ready := &http.Client{Timeout: ReadyTimeout, Transport: p.client.Transport}
-	p.ReadyIn, p.Requests = p.poll(t, ready, p.Base+"/ready", ReadyTimeout)
+	ready := &http.Client{Timeout: wait, Transport: p.client.Transport}
+	p.ReadyIn, p.Requests = p.poll(t, ready, p.Base+"/ready", wait)
 	t.Logf("%s: exec to first 200 on /ready: %v", p.Name, p.ReadyIn.Round(time.Millisecond))
 	return p
 }

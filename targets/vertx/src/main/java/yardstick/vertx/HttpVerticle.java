@@ -12,6 +12,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import yardstick.sample.Heartbeat;
 import yardstick.sample.Shared;
 import yardstick.sample.Shared.Answer;
 
@@ -55,6 +56,7 @@ final class HttpVerticle extends VerticleBase {
         get(router, "/api/generated/:size", ctx -> send(ctx, Shared.generated(latin1(Shared.unescape(lastSegment(ctx))),
                 workFactor)));
         get(router, "/api/sleep/:ms", this::sleep);
+        get(router, Heartbeat.PATH, this::heartbeat);
         router.post("/api/json").handler(this::json);
         router.route("/api/json").handler(notAllowed("POST"));
         // Go's ServeMux: everything else is 404 page not found
@@ -97,6 +99,32 @@ final class HttpVerticle extends VerticleBase {
             } else {
                 send(ctx, Shared.error(500, "internal error"));
             }
+        });
+    }
+
+    /**
+     * GET /ws/heartbeat: a bad period_ms gets 400 before the upgrade; then
+     * the connection's own timer on this event loop pushes the heartbeat
+     * ({@link HeartbeatPusher}).
+     */
+    private void heartbeat(RoutingContext ctx) {
+        long period = Heartbeat.periodMillis(Heartbeat.queryValue(ctx.request().query()));
+        if (period < 0) {
+            send(ctx, Heartbeat.badPeriod());
+            return;
+        }
+        ctx.request().toWebSocket().onComplete(ar -> {
+            if (ar.failed()) { // not an upgrade request, or a bad handshake
+                if (!ctx.response().ended()) {
+                    send(ctx, Shared.error(400, "not a WebSocket upgrade: " + ar.cause().getMessage()));
+                }
+                return;
+            }
+            Start s = ctx.get(START);
+            if (s != null) {
+                s.log.log(s.wall, s.nanos, "GET", Shared.latin1(ctx.request().path()), 101, 0);
+            }
+            new HeartbeatPusher(vertx, ar.result(), period).start();
         });
     }
 
