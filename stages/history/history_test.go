@@ -1,0 +1,139 @@
+package history_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"yardstick/internal/synthrun"
+	"yardstick/stages/history"
+	"yardstick/stats"
+)
+
+// base is a real run directory (synthrun.Report, with its tables),
+// written once for the package's tests.
+var base struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func baseRun(t testing.TB) string {
+	t.Helper()
+	base.once.Do(func() {
+		tmp, err := os.MkdirTemp("", "history-base-")
+		if err != nil {
+			base.err = err
+			return
+		}
+		rd, _, err := synthrun.Report.Write(tmp, synthrun.Options{Tables: true})
+		if err != nil {
+			base.err = err
+			return
+		}
+		base.dir = rd.Root
+	})
+	if base.err != nil {
+		t.Fatal(base.err)
+	}
+	return base.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if base.dir != "" {
+		os.RemoveAll(filepath.Dir(filepath.Dir(base.dir)))
+	}
+	os.Exit(code)
+}
+
+// runID is the id of the i-th run of a generated history: a day apart.
+func runID(i int) string {
+	return time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format("20060102T150405Z") + fmt.Sprintf("-%04x", i)
+}
+
+// makeHistory copies the base run n times under a new results directory,
+// each copy's figures scaled by a between-run noise of sd (log scale)
+// and by step from run at on (at < 0: no step).
+func makeHistory(t testing.TB, n int, sd, step float64, at int, seed uint64) []string {
+	t.Helper()
+	src := baseRun(t)
+	results := t.TempDir()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	dirs := make([]string, n)
+	for i := range n {
+		f := math.Exp(sd * rng.NormFloat64())
+		if at >= 0 && i >= at {
+			f *= step
+		}
+		rd, err := synthrun.Scaled(src, results, runID(i), synthrun.Scale{Factor: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs[i] = rd.Root
+	}
+	return dirs
+}
+
+func build(t testing.TB, dirs []string, o history.Options) *history.History {
+	t.Helper()
+	runs, skipped, err := history.ReadAll(context.Background(), dirs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range skipped {
+		t.Errorf("skipped %s: %v", s.Dir, s.Err)
+	}
+	h, err := history.Build("reportfix", runs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// A step of 20% at run 25 of 40 is found at run 25 ± 1 and called worse,
+// on throughput and on p99, in every cell of the main batch.
+func TestStepFound(t *testing.T) {
+	dirs := makeHistory(t, 40, 0.02, 1.2, 25, 1)
+	h := build(t, dirs, history.Options{Metrics: []string{"throughput", "latency_p99"}, Cell: "main/*/*"})
+	if len(h.Runs) != 40 {
+		t.Fatalf("%d runs, want 40", len(h.Runs))
+	}
+	if len(h.Series) == 0 {
+		t.Fatal("no series")
+	}
+	for _, s := range h.Series {
+		if len(s.Changes) != 1 {
+			t.Errorf("%s %s: %d changes, want 1: %+v", s.Cell(), s.Metric, len(s.Changes), s.Changes)
+			continue
+		}
+		c := s.Changes[0]
+		run := s.Points[c.At].Run
+		if run < 24 || run > 26 {
+			t.Errorf("%s %s: change at run %d, want 25 ± 1", s.Cell(), s.Metric, run)
+		}
+		if c.Decision.Verdict != stats.Worse {
+			t.Errorf("%s %s: %s (%s), want worse", s.Cell(), s.Metric, c.Decision.Verdict, c.Decision.Reason)
+		}
+	}
+}
+
+// A flat history of 40 runs has no change in any series.
+func TestFlatHasNoChange(t *testing.T) {
+	dirs := makeHistory(t, 40, 0.02, 1, -1, 2)
+	h := build(t, dirs, history.Options{})
+	for _, s := range h.Series {
+		if len(s.Changes) > 0 {
+			t.Errorf("%s %s: %d changes in a flat history: %+v", s.Cell(), s.Metric, len(s.Changes), s.Changes[0].Decision)
+		}
+	}
+	if len(h.Series) < 8 {
+		t.Errorf("%d series, want one per cell and metric", len(h.Series))
+	}
+}
