@@ -1,0 +1,80 @@
+package history_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"yardstick/datasets"
+	"yardstick/stages/history"
+)
+
+// BenchmarkHistory1000 reads a history of 1,000 runs of the report
+// fixture (15 cells of variant x point, 63 cells rows a run: more than a
+// 16-cell experiment's) and builds its series and changepoints. The
+// peer, measured in the same run, reads the same 1,000 cells tables and
+// nothing else: ratio is history's time over that floor. It reports the
+// history's time per op (the goal: under 10 s), the heap the built
+// history holds (live_MB, after a GC), and the peak heap seen while
+// reading (peak_MB, sampled every 10 ms).
+func BenchmarkHistory1000(b *testing.B) {
+	dirs := makeHistory(b, 1000, 0.02, 1.2, 500, 9)
+	ctx := context.Background()
+	b.ResetTimer()
+	var floor, full time.Duration
+	var live, peak uint64
+	for range b.N {
+		t0 := time.Now()
+		for _, d := range dirs {
+			if _, _, err := datasets.Cells.Read(datasets.Cells.Path(d)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		floor += time.Since(t0)
+		runtime.GC()
+		stop := samplePeak(&peak)
+		t0 = time.Now()
+		runs, skipped, err := history.ReadAll(ctx, dirs, "")
+		if err != nil || len(skipped) > 0 {
+			b.Fatal(err, skipped)
+		}
+		h, err := history.Build("reportfix", runs, history.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		full += time.Since(t0)
+		stop()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		live = max(live, ms.HeapAlloc)
+		runtime.KeepAlive(h)
+	}
+	b.ReportMetric(full.Seconds()/float64(b.N), "s/history")
+	b.ReportMetric(full.Seconds()/floor.Seconds(), "ratio")
+	b.ReportMetric(float64(live)/(1<<20), "live_MB")
+	b.ReportMetric(float64(peak)/(1<<20), "peak_MB")
+}
+
+// samplePeak records the largest heap in use into peak until stop.
+func samplePeak(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			*peak = max(*peak, ms.HeapAlloc)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
