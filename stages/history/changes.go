@@ -16,6 +16,12 @@ import (
 // (stats.MinStarts).
 const DefaultMinSize = stats.MinStarts
 
+// MaxSide is the most runs on each side of a change that its decision
+// compares: the nearest ones. A level held for hundreds of runs is known
+// well enough from its last 30, and the bootstrap's work grows with the
+// runs.
+const MaxSide = 30
+
 // A Change is a changepoint of a series: the level of the runs from At
 // on differs from the level of the runs before it.
 type Change struct {
@@ -26,7 +32,8 @@ type Change struct {
 	Run   string
 	Marks []string
 	// Before and After are the runs on each side of the change that its
-	// decision compares: the segment before, the segment after.
+	// decision compares: the segment before and the segment after, at
+	// most MaxSide runs of each, the nearest the change.
 	Before, After int
 	// Decision compares the runs after the change with the runs before,
 	// each run a start weighted by its own interval: its ratio (after /
@@ -56,7 +63,8 @@ func (s *Series) findChanges(runs []*Run, minSize int) error {
 	}
 	bounds := append(append([]int{0}, cps...), len(pts))
 	for i, c := range cps {
-		before, after := pts[bounds[i]:c], pts[c:bounds[i+2]]
+		// the runs nearest the change, at most MaxSide a side
+		before, after := pts[max(bounds[i], c-MaxSide):c], pts[c:min(bounds[i+2], c+MaxSide)]
 		at := slices.IndexFunc(s.Points, func(p Point) bool { return p.Run == pts[c].Run })
 		r := runs[pts[c].Run]
 		ch := Change{At: at, Run: r.ID, Marks: r.Marks, Before: len(before), After: len(after)}

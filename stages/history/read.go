@@ -51,20 +51,25 @@ func (e *NewerError) Error() string {
 		e.Dir, e.Version, datasets.SchemaVersion)
 }
 
-// ReadRun reads one run directory's figures. Its cells table is
-// required; environment.json, lock.json and batches.parquet are read
-// when present.
+// ReadRun reads one run directory's figures and its margins. Its cells
+// table is required; environment.json, lock.json and batches.parquet are
+// read when present.
 func ReadRun(ctx context.Context, dir string) (*Run, error) {
-	rd := (&pipeline.RunDir{Root: dir}).WithContext(ctx)
-	path := datasets.Cells.Path(dir)
-	meta, err := datasets.ReadMeta(path)
+	r, err := readRun(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if meta.SchemaVersion > datasets.SchemaVersion {
+	return r, r.readMargins(ctx)
+}
+
+// readRun reads one run directory's figures, environment and lock: what
+// every run of a history needs (the margins are the newest run's).
+func readRun(ctx context.Context, dir string) (*Run, error) {
+	rd := (&pipeline.RunDir{Root: dir}).WithContext(ctx)
+	cells, meta, err := datasets.Cells.ReadContext(ctx, datasets.Cells.Path(dir))
+	if errors.Is(err, datasets.ErrSchemaVersion) && meta.SchemaVersion > datasets.SchemaVersion {
 		return nil, &NewerError{Dir: dir, Version: meta.SchemaVersion}
 	}
-	cells, meta, err := datasets.Cells.ReadContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -73,17 +78,23 @@ func ReadRun(ctx context.Context, dir string) (*Run, error) {
 	if err := r.readAround(rd); err != nil {
 		return nil, err
 	}
-	batches, _, err := datasets.Batches.ReadContext(ctx, datasets.Batches.Path(dir))
+	r.Busy = datasets.Busy(cells)
+	r.figures = figuresOf(cells)
+	return r, nil
+}
+
+// readMargins reads the run's margins per batch from its batches table;
+// none (the default margin) without one.
+func (r *Run) readMargins(ctx context.Context) error {
+	batches, _, err := datasets.Batches.ReadContext(ctx, datasets.Batches.Path(r.Dir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return err
 	}
 	r.margins = map[string]float64{}
 	for _, b := range batches {
 		r.margins[b.Batch] = b.NoiseBand
 	}
-	r.Busy = datasets.Busy(cells)
-	r.figures = figuresOf(cells)
-	return r, nil
+	return nil
 }
 
 // readAround reads the environment and the lock, each optional.

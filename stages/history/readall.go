@@ -18,7 +18,7 @@ type Skipped struct {
 // back is skipped and returned with its error, in dirs' order; a run of
 // another experiment is left out. A run of a newer schema version stops
 // the read with a *NewerError naming it: its figures may mean something
-// this yardstick does not know.
+// this yardstick does not know. Only the newest run's margins are read.
 func ReadAll(ctx context.Context, dirs []string, experiment string) ([]*Run, []Skipped, error) {
 	runs := make([]*Run, len(dirs))
 	errs := make([]error, len(dirs))
@@ -29,7 +29,7 @@ func ReadAll(ctx context.Context, dirs []string, experiment string) ([]*Run, []S
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				runs[i], errs[i] = ReadRun(ctx, dirs[i])
+				runs[i], errs[i] = readRun(ctx, dirs[i])
 			}
 		}()
 	}
@@ -57,5 +57,27 @@ func ReadAll(ctx context.Context, dirs []string, experiment string) ([]*Run, []S
 			out = append(out, runs[i])
 		}
 	}
+	// The margins are the newest run's (Build takes each series' margin
+	// from its last run): reading every run's batches table would double
+	// the files read.
+	for _, r := range newest(out) {
+		if err := r.readMargins(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	return out, skipped, nil
+}
+
+// newest is the newest run of runs, or none.
+func newest(runs []*Run) []*Run {
+	var best *Run
+	for _, r := range runs {
+		if best == nil || r.ID > best.ID {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return []*Run{best}
 }
