@@ -28,6 +28,17 @@ func init() {
 			os.Exit(1)
 		}
 	}
+	// newerschema FILE: FILE's footer claims the next schema version.
+	scriptCommands["newerschema"] = func() {
+		if len(os.Args) != 2 {
+			fmt.Fprintln(os.Stderr, "usage: newerschema FILE")
+			os.Exit(2)
+		}
+		if err := synthrun.NewerSchema(os.Args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, "newerschema:", err)
+			os.Exit(1)
+		}
+	}
 }
 
 func mkHistory(args []string) error {

@@ -1,11 +1,14 @@
 package synthrun
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
@@ -98,4 +101,26 @@ func scaleCell(c *datasets.Cell, f float64) {
 	for _, p := range []*int64{c.LatencyP50US, c.LatencyP90US, c.LatencyP99US, c.LatencyP999US, c.LatencyP9999US, c.LatencyMaxUS, c.LatencyMinUS} {
 		mulI(p)
 	}
+}
+
+// NewerSchema rewrites a table file's footer to claim the next schema
+// version after datasets.SchemaVersion, for the tests of the refusal of
+// a newer run. It patches the Thrift-encoded key/value pair in place (the
+// same length, so the footer's offsets hold), and fails when the file
+// does not hold that pair as expected.
+func NewerSchema(path string) error {
+	cur, next := strconv.Itoa(datasets.SchemaVersion), strconv.Itoa(datasets.SchemaVersion+1)
+	if len(cur) != len(next) {
+		return fmt.Errorf("NewerSchema: version %s to %s changes the footer's length", cur, next)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	key := datasets.KeySchemaVersion + "\x18" + string(rune(len(cur)))
+	old := []byte(key + cur)
+	if bytes.Count(b, old) != 1 {
+		return fmt.Errorf("NewerSchema: %s: the schema version's key/value pair is not in the footer once", path)
+	}
+	return os.WriteFile(path, bytes.Replace(b, old, []byte(key+next), 1), 0o644)
 }

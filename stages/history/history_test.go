@@ -2,11 +2,13 @@ package history_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -135,5 +137,26 @@ func TestFlatHasNoChange(t *testing.T) {
 	}
 	if len(h.Series) < 8 {
 		t.Errorf("%d series, want one per cell and metric", len(h.Series))
+	}
+}
+
+// A run directory that does not read back is skipped and named; a run
+// of a newer schema version stops the history, named.
+func TestUnreadableAndNewer(t *testing.T) {
+	dirs := makeHistory(t, 4, 0.02, 1, -1, 3)
+	if err := os.Remove(filepath.Join(dirs[1], "cells.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	runs, skipped, err := history.ReadAll(context.Background(), dirs, "")
+	if err != nil || len(runs) != 3 || len(skipped) != 1 || skipped[0].Dir != dirs[1] {
+		t.Fatalf("runs %d, skipped %+v, err %v; want 3 runs and %s skipped", len(runs), skipped, err, dirs[1])
+	}
+	if err := synthrun.NewerSchema(filepath.Join(dirs[2], "cells.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = history.ReadAll(context.Background(), dirs, "")
+	var newer *history.NewerError
+	if !errors.As(err, &newer) || newer.Dir != dirs[2] || !strings.Contains(err.Error(), "newer than the") {
+		t.Fatalf("err %v, want a NewerError naming %s", err, dirs[2])
 	}
 }
