@@ -22,6 +22,9 @@ type Scale struct {
 	// Host, when set, replaces the host in environment.json: a run on
 	// another machine.
 	Host string
+	// Busy sets every cell's others_cpu_share to this share of the
+	// target's CPUs (0: as measured): a run on a busy machine.
+	Busy float64
 }
 
 // Scaled copies the run directory src, with its tables, to
@@ -56,6 +59,10 @@ func Scaled(src, results, id string, s Scale) (*pipeline.RunDir, error) {
 	}
 	for i := range cells {
 		scaleCell(&cells[i], s.Factor)
+		if s.Busy > 0 {
+			busy := s.Busy
+			cells[i].OthersCPUShare = &busy
+		}
 	}
 	meta.RunID = id
 	if _, err := datasets.Cells.Write(rd.Root, meta, cells); err != nil {

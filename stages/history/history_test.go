@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"yardstick/datasets"
 	"yardstick/internal/synthrun"
 	"yardstick/stages/history"
 	"yardstick/stats"
@@ -158,5 +159,63 @@ func TestUnreadableAndNewer(t *testing.T) {
 	var newer *history.NewerError
 	if !errors.As(err, &newer) || newer.Dir != dirs[2] || !strings.Contains(err.Error(), "newer than the") {
 		t.Fatalf("err %v, want a NewerError naming %s", err, dirs[2])
+	}
+}
+
+// A run on another host is marked, a busy run is drawn hollow, and the
+// files hold the band, the points and the change; history.parquet reads
+// back with the series' rows.
+func TestMarksAndFiles(t *testing.T) {
+	src := baseRun(t)
+	results := t.TempDir()
+	var dirs []string
+	for i := range 12 {
+		s := synthrun.Scale{Factor: 1 + 0.01*float64(i%3)}
+		if i >= 6 {
+			s.Factor *= 1.3
+		}
+		if i == 3 {
+			s.Busy = 0.4
+		}
+		if i >= 9 {
+			s.Host = "bench-02"
+		}
+		rd, err := synthrun.Scaled(src, results, runID(i), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, rd.Root)
+	}
+	h := build(t, dirs, history.Options{Metrics: []string{"latency_p99"}, Cell: "main/go/c8-p128"})
+	if got := h.Runs[9].Marks; len(got) != 1 || got[0] != "environment" {
+		t.Errorf("run 10 on another host: marks %v, want [environment]", got)
+	}
+	if h.Runs[3].Busy == "" || h.Runs[4].Busy != "" {
+		t.Errorf("busy: run 4 %q, run 5 %q; want only run 4 busy", h.Runs[3].Busy, h.Runs[4].Busy)
+	}
+	if len(h.Series) != 1 || len(h.Series[0].Changes) != 1 || h.Series[0].Points[h.Series[0].Changes[0].At].Run != 6 {
+		t.Fatalf("want one series with one change at run 7: %+v", h.Series)
+	}
+	out := t.TempDir()
+	if _, err := h.Write(out, "v-test"); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(out, "history-latency_p99.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want, n := range map[string]int{`<polygon class="band"`: 1, `<circle class="point"`: 11, `<circle class="point busy"`: 1,
+		`<line class="mark"`: 1, `<line class="change"`: 1, `>worse 1.3`: 1} {
+		if got := strings.Count(string(svg), want); got != n {
+			t.Errorf("svg: %d of %q, want %d", got, want, n)
+		}
+	}
+	rows, meta, err := datasets.History.Read(filepath.Join(out, "history.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 12 || meta.RunID != h.Runs[11].ID || rows[6].ChangeVerdict == nil || *rows[6].ChangeVerdict != "worse" || rows[3].Busy != true ||
+		rows[9].Marks == nil || *rows[9].Marks != "environment" || rows[0].Mean == nil || rows[0].Low == nil {
+		t.Errorf("history.parquet: %d rows, run_id %s; rows 4, 7, 10: %+v %+v %+v", len(rows), meta.RunID, rows[3], rows[6], rows[9])
 	}
 }
