@@ -39,6 +39,9 @@ func TestIntegrationHistoryHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	console, shot := openInChromium(t, filepath.Join(out, "history.html"))
+	if keep := os.Getenv("YARDSTICK_KEEP_SHOT"); keep != "" {
+		_ = os.WriteFile(keep, shot, 0o644)
+	}
 	if len(console) > 0 {
 		t.Errorf("chromium logged:\n%s", strings.Join(console, "\n"))
 	}

@@ -59,8 +59,11 @@ func (h *History) panel(b *strings.Builder, s *Series, top int) {
 		fmt.Fprintf(b, `<text x="%g" y="%g" text-anchor="end">%s</text>`, x0-4, yOf(v)+4, num(v))
 	}
 	for _, run := range ticks(len(h.Runs)) {
-		r := h.Runs[run]
-		fmt.Fprintf(b, `<text x="%g" y="%g" text-anchor="middle">%s %s</text>`, xOf(run), y0+14, r.Date.Format("01-02"), html.EscapeString(shortID(r.ID)))
+		r, anchor := h.Runs[run], "middle"
+		if run == len(h.Runs)-1 && run > 0 {
+			anchor = "end"
+		}
+		fmt.Fprintf(b, `<text x="%g" y="%g" text-anchor="%s">%s %s</text>`, xOf(run), y0+14, anchor, r.Date.Format("01-02"), html.EscapeString(shortID(r.ID)))
 	}
 	b.WriteString("</g>\n")
 	var upper, lower, line []string
@@ -122,7 +125,9 @@ func ticks(n int) []int {
 	step := max(1, (n+6)/7)
 	var out []int
 	for i := 0; i < n-1; i += step {
-		out = append(out, i)
+		if n-1-i >= step || i == 0 { // no label crowding the last
+			out = append(out, i)
+		}
 	}
 	return append(out, n-1)
 }
@@ -145,10 +150,14 @@ func verdictColor(v string) string {
 	return "#777"
 }
 
-// num formats a figure with three significant digits.
+// num formats a figure with three significant digits, whole numbers
+// from 100 to a million as they are.
 func num(v float64) string {
-	if !finite(v) {
+	switch {
+	case !finite(v):
 		return "–"
+	case math.Abs(v) >= 100 && math.Abs(v) < 1e6:
+		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.3g", v)
 }
