@@ -28,6 +28,17 @@ func lowerIsBetter(name string) bool {
 	return m.LowerIsBetter
 }
 
+// cellColumns are the cells table's columns the history reads: the
+// cell, its status, each metric's figure and window noise, what says its
+// load never became steady (datasets.NeverSteady) and the busy shares
+// (datasets.Busy). TestProjectedFigures holds them to the figures of the
+// whole table.
+var cellColumns = []string{"batch", "cell_name", "variant", "status",
+	"rps", "noise_rps", "kept_change", "latency_p50_us", "latency_p99_us", "noise_p99", "latency_p999_us",
+	"cpu_per_request_us", "rss_steady_bytes", "cold_start_us", "steady_start_us",
+	"steady_error", "warmup_auto", "warmup_capped", "steady_class",
+	"others_cpu_share", "loadgen_others_cpu_share"}
+
 // A key names one series: a cell (batch, variant, point) and a metric.
 type key struct{ batch, variant, point, metric string }
 

@@ -66,7 +66,7 @@ func ReadRun(ctx context.Context, dir string) (*Run, error) {
 // every run of a history needs (the margins are the newest run's).
 func readRun(ctx context.Context, dir string) (*Run, error) {
 	rd := (&pipeline.RunDir{Root: dir}).WithContext(ctx)
-	cells, meta, err := datasets.Cells.ReadContext(ctx, datasets.Cells.Path(dir))
+	cells, meta, err := datasets.Cells.ReadColumnsContext(ctx, datasets.Cells.Path(dir), cellColumns)
 	if errors.Is(err, datasets.ErrSchemaVersion) && meta.SchemaVersion > datasets.SchemaVersion {
 		return nil, &NewerError{Dir: dir, Version: meta.SchemaVersion}
 	}
