@@ -57,7 +57,7 @@ func Against(base []*Run, cand *Run) []Verdict {
 				logs = append(logs, math.Log(f.Mean))
 			}
 		}
-		v := Verdict{Batch: k.batch, Variant: k.variant, Point: k.point, Metric: k.metric, Margin: cand.Margin(k.batch), Runs: len(logs),
+		v := Verdict{Batch: k.batch, Variant: k.variant, Point: k.point, Metric: k.metric, Margin: cand.Margin(k.batch, k.metric), Runs: len(logs),
 			Ratio: math.NaN(), Low: math.NaN(), High: math.NaN()}
 		v.decide(logs, cand.figures[k].Mean, lowerIsBetter(k.metric), cand.Busy != "")
 		out = append(out, v)

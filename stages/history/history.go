@@ -19,8 +19,8 @@ type History struct {
 type Series struct {
 	Batch, Variant, Point, Metric string
 	LowerIsBetter                 bool
-	// Margin is the newest run's margin of the batch (its batches
-	// table's noise_band; the default margin without one).
+	// Margin is the newest run's margin of the metric in the batch
+	// (Run.Margin).
 	Margin float64
 	Points []Point
 	// Changes are the changepoints found across the runs, in run order.
@@ -116,7 +116,7 @@ func seriesOf(runs []*Run, o Options) []Series {
 	order := MetricNames()
 	out := make([]Series, 0, len(byKey))
 	for _, s := range byKey {
-		s.Margin = runs[len(runs)-1].Margin(s.Batch)
+		s.Margin = runs[len(runs)-1].Margin(s.Batch, s.Metric)
 		out = append(out, *s)
 	}
 	sort.Slice(out, func(i, j int) bool {

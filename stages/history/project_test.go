@@ -10,6 +10,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/internal/synthrun"
+	"yardstick/pipeline"
 )
 
 // The columns the history reads give every figure, busy share and
@@ -56,5 +57,25 @@ func TestProjectedFigures(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(rd.Root, "cells.parquet")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A metric's own margin wins over its batch's, which wins over the
+// default; a run read from a directory takes them from plan.json.
+func TestMargins(t *testing.T) {
+	r := &Run{margins: map[string]float64{"main": 0.07}, metricMargins: map[string]map[string]float64{"main": {"latency_p99": 0.15}}}
+	if r.Margin("main", "latency_p99") != 0.15 || r.Margin("main", "throughput") != 0.07 || r.Margin("other", "throughput") != pipeline.DefaultMargin {
+		t.Errorf("margins: %v %v %v", r.Margin("main", "latency_p99"), r.Margin("main", "throughput"), r.Margin("other", "throughput"))
+	}
+	rd, _, err := synthrun.Report.Write(t.TempDir(), synthrun.Options{Tables: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := ReadRun(context.Background(), rd.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Margin("main", "latency_p99") != 0.07 || run.Margin("heap", "rss") != 0.05 {
+		t.Errorf("the report fixture's margins: main %v, heap %v; want 0.07 and 0.05", run.Margin("main", "latency_p99"), run.Margin("heap", "rss"))
 	}
 }

@@ -35,8 +35,9 @@ type Run struct {
 	// history: "environment", "binaries", "plan" (set by Build).
 	Marks []string
 
-	figures map[key]Figure
-	margins map[string]float64 // per batch, batches.noise_band
+	figures       map[key]Figure
+	margins       map[string]float64            // per batch
+	metricMargins map[string]map[string]float64 // per batch and metric, as declared
 }
 
 // A NewerError refuses a run whose tables are of a newer schema version
@@ -83,14 +84,26 @@ func readRun(ctx context.Context, dir string) (*Run, error) {
 	return r, nil
 }
 
-// readMargins reads the run's margins per batch from its batches table;
-// none (the default margin) without one.
+// readMargins reads the run's margins: each batch's declared margin and
+// per-metric margins from plan.json, else the noise band of its batches
+// table; none (the default margin) without either.
 func (r *Run) readMargins(ctx context.Context) error {
+	r.margins, r.metricMargins = map[string]float64{}, map[string]map[string]float64{}
+	p, err := (&pipeline.RunDir{Root: r.Dir}).WithContext(ctx).ReadPlan()
+	if err == nil {
+		for _, b := range p.Batches {
+			r.margins[b.Name] = b.Fairness.Noise
+			r.metricMargins[b.Name] = b.Fairness.Margins
+		}
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	batches, _, err := datasets.Batches.ReadContext(ctx, datasets.Batches.Path(r.Dir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	r.margins = map[string]float64{}
 	for _, b := range batches {
 		r.margins[b.Batch] = b.NoiseBand
 	}
@@ -140,11 +153,15 @@ func binariesDigest(bs []pipeline.Binary) string {
 	return fmt.Sprintf("%x", sum[:6])
 }
 
-// Margin is the run's margin of batch b (its batches.noise_band), or
-// the default margin when the run has no batches table.
-func (r *Run) Margin(b string) float64 {
-	if m, ok := r.margins[b]; ok {
-		return m
+// Margin is the run's margin of metric m in batch b: the metric's own
+// (fairness.margin per metric), else the batch's, else the default
+// margin when the run has neither plan.json nor a batches table.
+func (r *Run) Margin(b, m string) float64 {
+	if v, ok := r.metricMargins[b][m]; ok {
+		return v
+	}
+	if v, ok := r.margins[b]; ok {
+		return v
 	}
 	return pipeline.DefaultMargin
 }
