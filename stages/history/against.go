@@ -116,6 +116,9 @@ func WriteAgainst(w io.Writer, cand *Run, base []*Run, vs []Verdict, markdown bo
 		b.WriteString("### yardstick: this run against recent runs\n\n")
 	}
 	fmt.Fprintf(&b, "run %s against the last %d runs of its plan (%s)\n", esc(cand.ID), len(base), esc(strings.Join(ids, ", ")))
+	for _, note := range aroundNotes(cand, base) {
+		fmt.Fprintf(&b, "%s%s\n", bullet, esc(note))
+	}
 	count := map[string]int{}
 	for _, v := range vs {
 		count[v.Outcome]++
@@ -136,4 +139,36 @@ func WriteAgainst(w io.Writer, cand *Run, base []*Run, vs []Verdict, markdown bo
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// aroundNotes say what differs around the run from the earlier runs: the
+// machine (never joined silently), the binaries (what a pull request
+// changes), a busy machine.
+func aroundNotes(cand *Run, base []*Run) []string {
+	var env, bin, busy int
+	for _, r := range base {
+		if r.Environment != cand.Environment {
+			env++
+		}
+		if r.Binaries != cand.Binaries {
+			bin++
+		}
+		if r.Busy != "" {
+			busy++
+		}
+	}
+	var out []string
+	if env > 0 {
+		out = append(out, fmt.Sprintf("the machine or toolchains differ from %d of the %d earlier runs: the difference may be the machine's (this run: %s)", env, len(base), cand.Environment))
+	}
+	if bin > 0 {
+		out = append(out, fmt.Sprintf("the binaries differ from %d of the %d earlier runs (lock.json)", bin, len(base)))
+	}
+	if busy > 0 {
+		out = append(out, fmt.Sprintf("%d of the %d earlier runs were on a busy machine: their spread is wider for it", busy, len(base)))
+	}
+	if cand.Busy != "" {
+		out = append(out, "this run: "+cand.Busy)
+	}
+	return out
 }

@@ -79,3 +79,43 @@ func TestMargins(t *testing.T) {
 		t.Errorf("the report fixture's margins: main %v, heap %v; want 0.07 and 0.05", run.Margin("main", "latency_p99"), run.Margin("heap", "rss"))
 	}
 }
+
+// Against says what differs around the run; a busy run is undecided.
+func TestAgainstNotes(t *testing.T) {
+	k := key{batch: "main", variant: "go", point: "c8", metric: "throughput"}
+	mk := func(id, env string, mean float64, busy string) *Run {
+		return &Run{ID: id, Environment: env, Busy: busy, figures: map[key]Figure{k: {Mean: mean, Starts: 3}}}
+	}
+	base := []*Run{mk("r1", "a", 100, ""), mk("r2", "a", 102, ""), mk("r3", "a", 98, ""), mk("r4", "a", 101, "")}
+	vs := Against(base, mk("r5", "b", 70, ""))
+	if len(vs) != 1 || vs[0].Outcome != "worse" {
+		t.Fatalf("30%% less throughput: %+v, want worse", vs)
+	}
+	var out strings.Builder
+	if err := WriteAgainst(&out, mk("r5", "b", 70, ""), base, vs, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "the machine or toolchains differ from 4 of the 4 earlier runs") {
+		t.Errorf("no note of the other machine:\n%s", out.String())
+	}
+	if vs := Against(base, mk("r5", "a", 70, "the machine was busy")); vs[0].Outcome != "undecided" || !strings.Contains(vs[0].Reason, "busy machine") {
+		t.Errorf("a busy run: %+v, want undecided for the busy machine", vs[0])
+	}
+	tight := []*Run{mk("r1", "a", 100, ""), mk("r2", "a", 100.5, ""), mk("r3", "a", 99.6, ""), mk("r4", "a", 100.2, ""), mk("r5", "a", 99.8, "")}
+	if vs := Against(tight, mk("r6", "a", 100.3, "")); vs[0].Outcome != "equivalent" {
+		t.Errorf("the same again: %+v, want equivalent", vs[0])
+	}
+}
+
+// The history's directory is refused when it is a symbolic link.
+func TestWriteRefusesLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "history")
+	if err := os.Symlink(t.TempDir(), link); err != nil {
+		t.Fatal(err)
+	}
+	h := &History{Experiment: "x"}
+	if _, err := h.Write(link, "v"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("write through a link: %v", err)
+	}
+}

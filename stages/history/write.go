@@ -19,10 +19,13 @@ const css = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Deja
 h1{font-size:24px}h2{font-size:20px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
 figure{margin:8px 0}figure svg{max-width:100%;height:auto}pre{white-space:pre-wrap}`
 
-// Write writes the history into dir (made if missing): history.md,
-// history.html, history-<metric>.svg per metric, and history.parquet,
-// each atomically. It returns the files written.
+// Write writes the history into dir (made if missing; refused when it is
+// a symbolic link): history.md, history.html, history-<metric>.svg per
+// metric, and history.parquet, each atomically. It returns the files written.
 func (h *History) Write(dir, version string) ([]string, error) {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("history: %s is a symbolic link: refused, as a report/ that is one is", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
