@@ -50,6 +50,7 @@ func baseRun(t testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	history.CleanupReport()
 	if base.dir != "" {
 		os.RemoveAll(filepath.Dir(filepath.Dir(base.dir)))
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"yardstick/datasets"
@@ -13,14 +14,35 @@ import (
 	"yardstick/pipeline"
 )
 
+// report is the report fixture's run with its tables, written once for
+// this file's tests (it takes seconds); read only.
+var report struct {
+	once sync.Once
+	rd   *pipeline.RunDir
+	err  error
+}
+
+func reportRun(t *testing.T) *pipeline.RunDir {
+	t.Helper()
+	report.once.Do(func() {
+		dir, err := os.MkdirTemp("", "history-report-")
+		if err != nil {
+			report.err = err
+			return
+		}
+		report.rd, _, report.err = synthrun.Report.Write(dir, synthrun.Options{Tables: true})
+	})
+	if report.err != nil {
+		t.Fatal(report.err)
+	}
+	return report.rd
+}
+
 // The columns the history reads give every figure, busy share and
 // steadiness the whole cells table gives: a metric that comes to read
 // another column fails here, not silently in a history.
 func TestProjectedFigures(t *testing.T) {
-	rd, _, err := synthrun.Report.Write(t.TempDir(), synthrun.Options{Tables: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := reportRun(t)
 	path := datasets.Cells.Path(rd.Root)
 	all, _, err := datasets.Cells.Read(path)
 	if err != nil {
@@ -67,11 +89,7 @@ func TestMargins(t *testing.T) {
 	if r.Margin("main", "latency_p99") != 0.15 || r.Margin("main", "throughput") != 0.07 || r.Margin("other", "throughput") != pipeline.DefaultMargin {
 		t.Errorf("margins: %v %v %v", r.Margin("main", "latency_p99"), r.Margin("main", "throughput"), r.Margin("other", "throughput"))
 	}
-	rd, _, err := synthrun.Report.Write(t.TempDir(), synthrun.Options{Tables: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := ReadRun(context.Background(), rd.Root)
+	run, err := ReadRun(context.Background(), reportRun(t).Root)
 	if err != nil {
 		t.Fatal(err)
 	}
