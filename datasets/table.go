@@ -117,7 +117,7 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment", "batches", "comparisons"}
 
 // SchemaOf returns the Arrow schema of the named table (without metadata),
-// or nil if there is no such table.
+// or nil if there is no such table: one of Names, or history.
 func SchemaOf(name string) *arrow.Schema {
 	switch name {
 	case Cells.name:
@@ -138,6 +138,8 @@ func SchemaOf(name string) *arrow.Schema {
 		return Batches.Schema()
 	case Comparisons.name:
 		return Comparisons.Schema()
+	case History.name:
+		return History.Schema()
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"yardstick/stats"
 )
 
 // The four outcomes of a decision (docs/methodology.md#decisions).
@@ -165,7 +167,7 @@ func Between(base, cand []Start, o Options) (d Decision) {
 	vc, dfc := logMeanVariance(cand, rng)
 	d.WithinOnly = len(base) == 1 || len(cand) == 1
 	se := math.Sqrt(vb + vc)
-	t := tQuantile(1-(1-conf)/2, welchDF(vb, dfb, vc, dfc))
+	t := stats.TQuantile(1-(1-conf)/2, welchDF(vb, dfb, vc, dfc))
 	lr := math.Log(d.Ratio)
 	d.Low, d.High = math.Exp(lr-t*se), math.Exp(lr+t*se)
 	d.decide(o.LowerIsBetter, t*se, max(len(base), len(cand)))
@@ -303,7 +305,7 @@ func logRatioInterval(logs []float64, floor float64) (mean, hw float64) {
 	}
 	mean = sum / n
 	v := max((sum2/n-mean*mean)*n/(n-1), floor, 0)
-	return mean, tQuantile(0.975, n-1) * math.Sqrt(v/n)
+	return mean, stats.TQuantile(0.975, n-1) * math.Sqrt(v/n)
 }
 
 // moments accumulates a mean and a variance.

@@ -3,6 +3,8 @@ package decide
 import (
 	"math"
 	"sync"
+
+	"yardstick/stats"
 )
 
 // Alpha is the error rate a decision keeps: its interval is a 95%
@@ -42,7 +44,7 @@ func (s Sequential) Confidence(starts int) float64 {
 		return 1 - Alpha
 	}
 	k := min(max(starts, lo), hi) - lo
-	return 2*normalCDF(boundaries(lo, hi)[k]) - 1
+	return 2*stats.NormalCDF(boundaries(lo, hi)[k]) - 1
 }
 
 // Looks is the number of looks of the design.
@@ -87,13 +89,13 @@ func pocockBoundaries(lo, hi int) []float64 {
 		inc := spend(t) - spent
 		spent = spend(t)
 		if grid == nil {
-			c := normalQuantile(1 - inc/2)
+			c := stats.NormalQuantile(1 - inc/2)
 			out = append(out, c)
 			b := c * math.Sqrt(t)
 			grid = linspace(-b, b, gridPoints)
 			dens = make([]float64, len(grid))
 			for i, s := range grid {
-				dens[i] = normalPDF(s/math.Sqrt(t)) / math.Sqrt(t)
+				dens[i] = stats.NormalPDF(s/math.Sqrt(t)) / math.Sqrt(t)
 			}
 			prevT = t
 			continue
@@ -102,7 +104,7 @@ func pocockBoundaries(lo, hi int) []float64 {
 		cross := func(b float64) float64 {
 			f := make([]float64, len(grid))
 			for i, u := range grid {
-				f[i] = dens[i] * (normalCDF((-b-u)/sd) + normalCDF((u-b)/sd))
+				f[i] = dens[i] * (stats.NormalCDF((-b-u)/sd) + stats.NormalCDF((u-b)/sd))
 			}
 			return simpson(grid, f)
 		}
@@ -123,7 +125,7 @@ func pocockBoundaries(lo, hi int) []float64 {
 		f := make([]float64, len(grid))
 		for j, s := range next {
 			for i, u := range grid {
-				f[i] = dens[i] * normalPDF((s-u)/sd) / sd
+				f[i] = dens[i] * stats.NormalPDF((s-u)/sd) / sd
 			}
 			nd[j] = simpson(grid, f)
 		}
@@ -154,109 +156,4 @@ func simpson(x, f []float64) float64 {
 		}
 	}
 	return s * h / 3
-}
-
-func normalPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
-
-func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
-// normalQuantile is the standard normal's p quantile, by bisection.
-func normalQuantile(p float64) float64 {
-	lo, hi := -40.0, 40.0
-	for range 200 {
-		mid := (lo + hi) / 2
-		if normalCDF(mid) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
-
-// tQuantile is Student's t p quantile (p above 0.5) at df degrees of
-// freedom: the t at which the regularized incomplete beta function gives
-// the upper tail 1 − p, by bisection; the normal's at infinite df.
-func tQuantile(p, df float64) float64 {
-	if math.IsInf(df, 1) || df > 1e7 {
-		return normalQuantile(p)
-	}
-	df = max(df, 1)
-	upper := 1 - p
-	lo, hi := 0.0, 1.0
-	for tTail(hi, df) > upper {
-		hi *= 2
-		if hi > 1e12 {
-			return hi
-		}
-	}
-	for range 200 {
-		mid := (lo + hi) / 2
-		if tTail(mid, df) > upper {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
-
-// tTail is P(T > t) for Student's t at df degrees of freedom, t >= 0.
-func tTail(t, df float64) float64 {
-	x := df / (df + t*t)
-	return 0.5 * regIncBeta(df/2, 0.5, x)
-}
-
-// regIncBeta is the regularized incomplete beta function I_x(a, b), by
-// its continued fraction (Numerical Recipes' betacf).
-func regIncBeta(a, b, x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	if x >= 1 {
-		return 1
-	}
-	la, _ := math.Lgamma(a + b)
-	lb, _ := math.Lgamma(a)
-	lc, _ := math.Lgamma(b)
-	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log(1-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaCF(a, b, x) / a
-	}
-	return 1 - front*betaCF(b, a, 1-x)/b
-}
-
-func betaCF(a, b, x float64) float64 {
-	const eps, tiny = 1e-15, 1e-300
-	qab, qap, qam := a+b, a+1, a-1
-	c, d := 1.0, 1-qab*x/qap
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
-	h := d
-	// step is one term of the continued fraction (Lentz's method).
-	step := func(aa float64) float64 {
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		return d * c
-	}
-	for m := 1; m <= 300; m++ {
-		fm := float64(m)
-		m2 := 2 * fm
-		h *= step(fm * (b - fm) * x / ((qam + m2) * (a + m2)))
-		del := step(-(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2)))
-		h *= del
-		if math.Abs(del-1) < eps {
-			break
-		}
-	}
-	return h
 }

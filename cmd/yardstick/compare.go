@@ -17,7 +17,7 @@ func init() {
 	register(verb{
 		name:    "compare",
 		summary: "join two runs by cell id: per-metric ratios with noise-aware verdicts, what changed around them first",
-		usage:   "RUN_A RUN_B [--format text|markdown] [--results DIR]",
+		usage:   "RUN_A RUN_B [--format text|markdown] [--results DIR] | --against-history N RUN",
 		run:     runCompare,
 	})
 }
@@ -26,9 +26,13 @@ func runCompare(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "compare")
 	format := fs.String("format", "text", "output format: text or markdown")
 	results := fs.String("results", "results", "where run ids are looked up (yardstick runs lists them)")
+	against := fs.Int("against-history", 0, "decide RUN against the last N earlier runs of its plan under --results, their spread between runs the uncertainty")
 	args, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *against != 0 {
+		return compareAgainstHistory(ctx, env, args, *against, *results, *format)
 	}
 	if len(args) != 2 {
 		return usagef("want RUN_A and RUN_B, got %d argument(s)", len(args))

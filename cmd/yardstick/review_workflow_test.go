@@ -17,7 +17,19 @@ import (
 // no checkout keeps the token, and no expression is pasted into a script
 // (an expression's value, a branch name, would become shell code).
 func TestReviewWorkflowPrivileges(t *testing.T) {
-	const path = "../../examples/ci/yardstick-review.yml"
+	checkWorkflowPrivileges(t, "../../examples/ci/yardstick-review.yml", "review.sh comment")
+}
+
+// TestHistoryWorkflowPrivileges: the history workflow keeps the same
+// rules; its comment job runs nothing of the pull request.
+func TestHistoryWorkflowPrivileges(t *testing.T) {
+	checkWorkflowPrivileges(t, "../../examples/ci/yardstick-history.yml", "history.sh comment")
+}
+
+// checkWorkflowPrivileges checks the workflow at path; commentCmd is the
+// step that runs the pull request's code to make the comment.
+func checkWorkflowPrivileges(t *testing.T, path, commentCmd string) {
+	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +89,7 @@ func TestReviewWorkflowPrivileges(t *testing.T) {
 					t.Errorf("job %s may write to the pull request but checks out %q, not the base branch", name, st.With["ref"])
 				}
 			}
-			if writes && (strings.Contains(st.Run, "go build") || strings.Contains(st.Run, "review.sh comment") || strings.HasPrefix(st.Uses, "actions/setup-go")) {
+			if writes && (strings.Contains(st.Run, "go build") || strings.Contains(st.Run, commentCmd) || strings.HasPrefix(st.Uses, "actions/setup-go")) {
 				t.Errorf("job %s may write to the pull request and builds or runs its code (step %d)", name, i)
 			}
 		}

@@ -77,6 +77,9 @@ const conn = await db.connect();
 const rows = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
 
 const counts = {};
+// history.parquet spans the runs of an experiment and lives beside them,
+// not in a run directory: it is not checked here.
+schema.delete("history");
 for (const [table, cols] of schema) {
   const file = join(runDir, `${table}.parquet`);
   if (!existsSync(file)) {
