@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
 )
 
 // synth draws n starts of a figure whose true value is mu: each start is
