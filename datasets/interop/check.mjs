@@ -27,9 +27,11 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import * as hdr from "hdr-histogram-js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [runDirArg, schemaArg] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const historyMode = argv[0] === "--history";
+const [runDirArg, schemaArg] = historyMode ? argv.slice(1) : argv;
 if (!runDirArg) {
-  console.error("usage: node check.mjs RUNDIR [SCHEMA.md]");
+  console.error("usage: node check.mjs [--history] RUNDIR|HISTORYDIR [SCHEMA.md]");
   process.exit(2);
 }
 const runDir = resolve(runDirArg);
@@ -69,6 +71,9 @@ if (schema.size === 0 || !schemaVersion) {
   console.error(`check.mjs: no tables or no schema version in ${schemaPath}`);
   process.exit(1);
 }
+if (historyMode) {
+  process.exit(await checkHistory());
+}
 const plan = JSON.parse(readFileSync(join(runDir, "plan.json"), "utf8"));
 const runId = basename(runDir).replace(/^run=/, "");
 
@@ -78,7 +83,7 @@ const rows = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
 
 const counts = {};
 // history.parquet spans the runs of an experiment and lives beside them,
-// not in a run directory: it is not checked here.
+// not in a run directory: --history checks it (checkHistory).
 schema.delete("history");
 for (const [table, cols] of schema) {
   const file = join(runDir, `${table}.parquet`);
@@ -204,3 +209,46 @@ if (failures.length > 0) {
   process.exit(1);
 }
 console.log("check.mjs: ok");
+
+// checkHistory checks a history directory (yardstick history's output):
+// history.parquet's columns and DuckDB types as SCHEMA.md documents them,
+// no nulls in its non-null columns, its kv metadata, one experiment, and
+// every change's interval around its ratio. Returns the exit status.
+async function checkHistory() {
+  const file = join(runDir, "history.parquet");
+  if (!existsSync(file)) {
+    console.error(`check.mjs: ${file} does not exist`);
+    return 1;
+  }
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  const q = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
+  const src = `read_parquet(${sq(file)}, hive_partitioning = false)`;
+  const cols = schema.get("history") ?? [];
+  const desc = await q(`DESCRIBE SELECT * FROM ${src}`);
+  const got = desc.map((d) => `${d.column_name} ${d.column_type}`).join(", ");
+  const want = cols.map((c) => `${c.name} ${c.duck}`).join(", ");
+  if (got !== want) fail(`history: DuckDB reads "${got}", SCHEMA.md says "${want}"`);
+  const nonNull = cols.filter((c) => !c.nullable).map((c) => `count(*) FILTER (WHERE "${c.name}" IS NULL) AS "${c.name}"`);
+  const [nulls] = await q(`SELECT ${nonNull.join(", ")} FROM ${src}`);
+  for (const [c, n] of Object.entries(nulls)) if (Number(n) !== 0) fail(`history.${c}: ${n} nulls in a column SCHEMA.md says is never null`);
+  const kv = await q(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sq(file)})`);
+  const meta = Object.fromEntries(kv.map((r) => [r.k, r.v]));
+  if (meta["yardstick.table"] !== "history") fail(`history: kv metadata yardstick.table = ${meta["yardstick.table"]}`);
+  if (meta["yardstick.schema_version"] !== schemaVersion) fail(`history: kv metadata schema version ${meta["yardstick.schema_version"]}, SCHEMA.md's ${schemaVersion}`);
+  const [agg] = await q(`SELECT count(*) AS n, count(DISTINCT experiment) AS experiments, any_value(experiment) AS experiment,
+      count(*) FILTER (WHERE change_ratio IS NOT NULL) AS changes,
+      count(*) FILTER (WHERE change_ratio IS NOT NULL AND NOT (change_low <= change_ratio AND change_ratio <= change_high)) AS bad
+      FROM ${src}`);
+  if (Number(agg.n) === 0) fail("history: no rows");
+  if (Number(agg.experiments) !== 1 || agg.experiment !== meta["yardstick.experiment"]) fail(`history: ${agg.experiments} experiments, metadata ${meta["yardstick.experiment"]}`);
+  if (Number(agg.bad) !== 0) fail(`history: ${agg.bad} changes whose interval does not hold their ratio`);
+  console.log(`check.mjs: ${runDir}: history ${agg.n} rows, ${agg.changes} changes`);
+  if (failures.length) {
+    console.error(`check.mjs: ${failures.length} failures:`);
+    for (const f of failures) console.error("  " + f);
+    return 1;
+  }
+  console.log("check.mjs: ok");
+  return 0;
+}

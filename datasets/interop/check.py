@@ -291,9 +291,41 @@ def run_snippets(doc, run_dir):
     return len(blocks)
 
 
+def check_history(hist_dir, schema, version):
+    """A history directory (yardstick history's output): history.parquet
+    with pyarrow's schema and metadata and pandas' dtypes (check_table),
+    then polars: one experiment, run indexes from 0 in run order, and each
+    changepoint's interval around its ratio."""
+    path = hist_dir / "history.parquet"
+    meta = {k.decode(): v.decode() for k, v in (pq.read_metadata(path).metadata or {}).items()} if path.exists() else {}
+    want_meta = {"yardstick.schema_version": version}
+    for k in ("yardstick.experiment", "yardstick.run_id"):
+        if not meta.get(k):
+            fail(f"history: metadata has no {k}")
+        want_meta[k] = meta.get(k)
+    df = check_table(hist_dir, "history", schema["history"], want_meta, set())
+    if df is None:
+        return 0
+    lf = pl.read_parquet(path)
+    if lf.height == 0:
+        fail("history: no rows")
+    if sorted(lf["experiment"].cast(pl.String).unique()) != [meta.get("yardstick.experiment")]:
+        fail(f"history: experiments {sorted(lf['experiment'].cast(pl.String).unique())}, metadata {meta.get('yardstick.experiment')}")
+    newest = lf.sort("run_index")["point_run_id"].cast(pl.String)[-1]
+    if newest != meta.get("yardstick.run_id"):
+        fail(f"history: the newest run is {newest}, the metadata's run_id {meta.get('yardstick.run_id')}")
+    changes = lf.filter(pl.col("change_ratio").is_not_null())
+    bad = changes.filter((pl.col("change_low") > pl.col("change_ratio")) | (pl.col("change_high") < pl.col("change_ratio")))
+    if bad.height:
+        fail(f"history: {bad.height} changes whose interval does not hold their ratio")
+    print(f"check.py: {hist_dir}: history {lf.height} rows, {changes.height} changes")
+    return lf.height
+
+
 def main():
     ap = argparse.ArgumentParser(description="Check a run's tables with pandas, polars, pyarrow and hdrh.")
-    ap.add_argument("run_dir")
+    ap.add_argument("run_dir", help="a run directory, or with --history a history directory")
+    ap.add_argument("--history", action="store_true", help="run_dir is yardstick history's output directory: check history.parquet")
     ap.add_argument("schema", nargs="?", default=str(Path(__file__).parent.parent / "SCHEMA.md"))
     ap.add_argument("--schema-version", help="the expected yardstick.schema_version (datasets.SchemaVersion)")
     ap.add_argument("--yardstick-version", help="the expected yardstick.version")
@@ -308,6 +340,15 @@ def main():
         return 1
     if args.schema_version and args.schema_version != m.group(1):
         fail(f"SCHEMA.md documents schema version {m.group(1)}, the code's is {args.schema_version}")
+    if args.history:
+        check_history(run_dir, schema, args.schema_version or m.group(1))
+        if failures:
+            print(f"check.py: {len(failures)} failures:", file=sys.stderr)
+            for f in failures:
+                print("  " + f, file=sys.stderr)
+            return 1
+        print("check.py: ok")
+        return 0
     try:
         plan = json.loads((run_dir / "plan.json").read_text())
     except (OSError, ValueError) as e:
@@ -325,7 +366,7 @@ def main():
 
     versions = set()
     # history.parquet spans the runs of an experiment and lives beside
-    # them, not in a run directory: it is not checked here.
+    # them, not in a run directory: --history checks it.
     schema.pop("history", None)
     frames = {t: check_table(run_dir, t, cols, want_meta, versions) for t, cols in schema.items()}
     if len(versions) > 1:
