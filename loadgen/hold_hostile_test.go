@@ -327,3 +327,35 @@ func TestParseHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldSourceAddrs: connections are spread over the source addresses
+// asked for, each bound before its connect.
+func TestHoldSourceAddrs(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	url := wsHostileServer(t, false, func(c net.Conn, i int) {
+		host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+		mu.Lock()
+		seen[host]++
+		mu.Unlock()
+		_, _ = c.Read(make([]byte, 64))
+	})
+	st := runHostile(t, url, 9, 300*time.Millisecond, func(h *Hold) { h.SourceAddrs = 3; h.Period = Duration(10 * time.Second) })
+	mu.Lock()
+	defer mu.Unlock()
+	if st.Established != 9 || len(seen) != 3 || seen["127.0.0.1"] != 3 || seen["127.0.0.2"] != 3 || seen["127.0.0.3"] != 3 {
+		t.Errorf("established %d, from %v", st.Established, seen)
+	}
+}
+
+// TestRaiseNoFile: the soft limit goes up to the hard one, and a need
+// beyond what the kernel allows fails saying what to raise.
+func TestRaiseNoFile(t *testing.T) {
+	nf, err := raiseNoFile(64)
+	if err != nil || nf.Soft != nf.Hard || nf.Soft < 64 {
+		t.Errorf("%+v, %v", nf, err)
+	}
+	if _, err := raiseNoFile(1 << 40); err == nil || !holdContains(err.Error(), "ulimit -Hn") {
+		t.Errorf("an impossible need: %v", err)
+	}
+}
