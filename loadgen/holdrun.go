@@ -142,7 +142,7 @@ func (r *holdRun) makeWorkers() error {
 			period: int64(time.Duration(r.h.Period)), bound: int64(time.Duration(r.h.MissBound)),
 			hsTimeout: int64(time.Duration(r.h.HandshakeTimeout)),
 			end:       r.end, stepEnds: r.stepEnds, step: r.step, stop: &r.stop,
-			out: r.out, free: r.free,
+			out: r.out, free: r.free, raw: dedicated.Load(), pwait2: true,
 		}
 		w.rng.Seed(r.s.Seed, uint64(i)+1)
 		if ip4 := r.addr.IP.To4(); ip4 != nil {

@@ -83,6 +83,9 @@ type holdWorker struct {
 	openConns int64
 	exitAt    int64
 	err       error
+	ts        unix.Timespec
+	raw       bool // a dedicated process: wait with a raw system call (see worker.wait)
+	pwait2    bool
 }
 
 func (w *holdWorker) now() int64 { return int64(time.Since(w.start)) }
@@ -112,8 +115,7 @@ func (w *holdWorker) run(done chan<- struct{}) {
 		if w.next < len(w.conns) {
 			wake = min(wake, w.conns[w.next].openAt)
 		}
-		ms := int((max(wake-now, 0) + int64(time.Millisecond) - 1) / int64(time.Millisecond))
-		n, err := unix.EpollWait(w.ep, w.events, ms)
+		n, err := epollWait(w.ep, w.events, &w.ts, wake-now, w.raw, &w.pwait2) // at most holdScanEvery
 		if err != nil {
 			if err == unix.EINTR {
 				continue

@@ -177,7 +177,7 @@ func raiseNoFile(need uint64) (noFile, error) {
 	want := unix.Rlimit{Cur: max(r.Max, need), Max: max(r.Max, need)}
 	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &want); err != nil {
 		if errors.Is(err, unix.EPERM) {
-			return noFile{}, fmt.Errorf("RLIMIT_NOFILE hard limit is %d, the clients need %d, and this process may not raise it (no CAP_SYS_RESOURCE): run as root, or raise it first (ulimit -Hn %d), or ask for smaller -counts", r.Max, need, need)
+			return noFile{}, fmt.Errorf("RLIMIT_NOFILE hard limit is %d, the clients need %d, and this process may not raise it (it lacks CAP_SYS_RESOURCE, which a restricted container drops even for root): raise it where the process starts (ulimit -Hn %d), or ask for smaller -counts", r.Max, need, need)
 		}
 		return noFile{}, fmt.Errorf("setrlimit NOFILE to %d: %w (fs.nr_open bounds it)", need, err)
 	}

@@ -109,7 +109,9 @@ func measureLoadgen(ctx context.Context, o *options, n int) (measurement, error)
 		StepHold: loadgen.Duration(o.hold), Period: loadgen.Duration(o.period),
 	}}
 	var cpuAtOpen, cpuAtEnd float64
-	res, _, err := loadgen.DriveCommand(ctx, exec.Command(o.ys, "loadgen", "--stdio", "--cpus", o.genCPU), spec, func(iv loadgen.Interval) {
+	cmd := exec.Command(o.ys, "loadgen", "--stdio", "--cpus", o.genCPU)
+	cmd.Stderr = os.Stderr
+	res, _, err := loadgen.DriveCommand(ctx, cmd, spec, func(iv loadgen.Interval) {
 		end := time.Duration((iv.StartS + iv.DurationS) * float64(time.Second))
 		if end <= opened+time.Second/2 { // the last interval that ends by the time all are open
 			cpuAtOpen = iv.Hold.CPUS
