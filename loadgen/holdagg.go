@@ -2,6 +2,8 @@ package loadgen
 
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"maps"
+	"slices"
 )
 
 // holdAggregator joins the workers' interval and step tallies: it emits
@@ -37,14 +39,15 @@ func (a *holdAggregator) take(t *holdTally) {
 	if t.isStep {
 		pending, count = a.pendingS, a.countS
 	}
-	if p := pending[t.index]; p == nil {
-		pending[t.index] = t
+	idx := t.index // t may go back to the workers below
+	if p := pending[idx]; p == nil {
+		pending[idx] = t
 	} else {
 		p.add(t)
 		p.final = p.final || t.final
 		a.recycle(t)
 	}
-	count[t.index]++
+	count[idx]++
 	for a.countI[a.nextI] == a.r.nw {
 		delete(a.countI, a.nextI)
 		a.closeInterval(a.nextI)
@@ -60,15 +63,13 @@ func (a *holdAggregator) take(t *holdTally) {
 // flush emits what is left once every worker has stopped: the intervals
 // and steps some workers never reached.
 func (a *holdAggregator) flush() {
-	for ; len(a.pendingI) > 0; a.nextI++ {
-		if _, ok := a.pendingI[a.nextI]; ok {
-			a.closeInterval(a.nextI)
-		}
+	// in index order, over what is there: a loop that counted up to the
+	// next pending index could never end on an index below it
+	for _, i := range slices.Sorted(maps.Keys(a.pendingI)) {
+		a.closeInterval(i)
 	}
-	for ; len(a.pendingS) > 0; a.nextS++ {
-		if _, ok := a.pendingS[a.nextS]; ok {
-			a.closeStep(a.nextS)
-		}
+	for _, i := range slices.Sorted(maps.Keys(a.pendingS)) {
+		a.closeStep(i)
 	}
 }
 

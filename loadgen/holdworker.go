@@ -156,8 +156,9 @@ func (w *holdWorker) roll(now int64) {
 	for now >= w.nextRoll {
 		w.cur.duration = w.step
 		w.cur.open = w.openConns
+		next := w.cur.index + 1 // before the hand-off: the aggregator may clear the tally at once
 		w.out <- w.cur
-		w.cur = w.fresh(w.cur.index+1, false)
+		w.cur = w.fresh(next, false)
 		w.nextRoll += w.step
 	}
 	for w.stp != nil && now >= w.stepEnds[w.stepIdx] {
