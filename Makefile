@@ -176,9 +176,17 @@ study-name:
 #     ratios), then the yardstick run process's CPU during a measure window
 #     at 100 ms sampling, then the hot path's allocations;
 #  2. writing 1,000,000 timeseries rows: rows/s and the Parquet file's size
-#     relative to the same rows as CSV.
+#     relative to the same rows as CSV;
+#  3. holding WebSocket connections (cmd/bench-ws): the load generator's
+#     own resident memory and CPU at 10,000 and 50,000 connections held
+#     against the Go sample target, and those of a peer client written
+#     with github.com/coder/websocket (a goroutine per connection) in the
+#     same run, as ratios. 50,000 connections need RLIMIT_NOFILE above
+#     50,256 in each process: it raises the limit when it may
+#     (CAP_SYS_RESOURCE), else fails at once saying so.
 bench: deps-bench build targets
 	$(GO) run ./cmd/bench-loadgen -pairs 9 -duration 3s -interval 100ms
+	$(GO) run ./cmd/bench-ws -counts 10000,50000
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen
 	$(GO) test -run '^$$' -bench BenchmarkTimeseries -benchtime 1x -benchmem ./datasets
 
@@ -187,13 +195,14 @@ lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
 
-# Fuzz the definition loader, the load generator's HTTP response parser,
-# then the run directory's checkpoint and plan readers, FUZZTIME each (60 s
+# Fuzz the definition loader, the load generator's HTTP response parser
+# and WebSocket frame parser, then the run directory's checkpoint and plan readers, FUZZTIME each (60 s
 # by default; FUZZTIME=10m for longer). A finding is written to the
 # package's testdata/fuzz/ and fails the target.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schema
 	$(GO) test -run '^$$' -fuzz '^FuzzParseResponse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./loadgen
+	$(GO) test -run '^$$' -fuzz '^FuzzParseFrames$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./loadgen/wsframe
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCheckpoint$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./pipeline
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPlan$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./pipeline
 

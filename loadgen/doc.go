@@ -1,5 +1,6 @@
-// Package loadgen is yardstick's HTTP/1.1 load generator: the instrument
-// every throughput and latency figure passes through.
+// Package loadgen is yardstick's HTTP/1.1 load generator, and its holder
+// of long WebSocket connections: the instrument every throughput, latency
+// and connection figure passes through.
 //
 // The flow of one run ([Run]):
 //
@@ -40,6 +41,19 @@
 // connection with a counted error. The rendered requests are bounded too
 // ([MaxRequestHead], [MaxRequestBody], [MaxRenderedRequests]). PROTOCOL.md
 // lists the limits.
+//
+// A spec with a [Hold] is a connection-holding run instead: the same
+// event loops (one per CPU) open WebSocket connections at a rate, step by
+// step up to each of Hold.Steps, from several loopback source addresses
+// when one address's ephemeral ports would not do, hold each step, and
+// read the heartbeats the server pushes (PROTOCOL.md, "Connection
+// holding"). Per connection they keep one small struct and nothing else:
+// no goroutine, timer or buffer of its own. Per interval and per step the
+// run reports connections requested, established, refused and dropped,
+// heartbeats received and missed, the heartbeats' delay from their
+// expected time in an HdrHistogram (so a stalled server shows its stall)
+// and the load generator's own memory and CPU. The WebSocket client is
+// the project's own, package wsframe; PROTOCOL.md says why.
 //
 // [Serve] and [Drive] are the two ends of the driver protocol described in
 // PROTOCOL.md, with which the executor runs `yardstick loadgen --stdio` as a

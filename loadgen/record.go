@@ -136,8 +136,12 @@ type Interval struct {
 	P99us     int64   `json:"p99_us"`
 	Maxus     int64   `json:"max_us"`
 	// Hist is the interval's latency histogram in microseconds, in the
-	// standard compressed encoding (HISTFAAA...).
+	// standard compressed encoding (HISTFAAA...); in a hold run, the
+	// heartbeats' delay from their expected time.
 	Hist string `json:"hist"`
+	// Hold is what a connection-holding run (Spec.Hold) measured in the
+	// interval; nil in a request run, whose fields above it leaves zero.
+	Hold *HoldCounts `json:"hold,omitempty"`
 }
 
 func (t *tally) interval(step int64, e *histEncoder) Interval {

@@ -67,6 +67,12 @@ type Result struct {
 	// back at the end of a driven run (per mask, how many threads): the
 	// driver's view when it cannot read the load generator's /proc.
 	Affinity pipeline.ThreadMasks `json:"affinity,omitempty"`
+	// Hold is what a connection-holding run (Spec.Hold, Mode "hold")
+	// measured, per step; nil in a request run. In a hold run Latency and
+	// Hist are the heartbeats' delay from their expected time, Errors the
+	// connections refused and dropped, ErrorsByKind their reasons (the
+	// HoldErrorKind names) and the request fields are zero.
+	Hold *HoldResult `json:"hold,omitempty"`
 }
 
 // Histogram decodes r.Hist.

@@ -18,6 +18,9 @@ import (
 // ctx stops the run early; the result then covers what was measured up to
 // the stop. Run does not pin the process; see [Pin].
 func Run(ctx context.Context, spec Spec, onInterval func(Interval)) (*Result, error) {
+	if spec.Hold != nil {
+		return runHold(ctx, spec, onInterval)
+	}
 	r, err := newLoadRun(spec)
 	if err != nil {
 		return nil, err

@@ -145,6 +145,12 @@ type Spec struct {
 	// CPUs, when set, is the CPU list the load generator process pins itself
 	// to in driver mode (see PROTOCOL.md). Run itself never pins.
 	CPUs cpuset.Set `json:"cpus,omitempty"`
+	// Hold, when set, makes the run a connection-holding one: it opens
+	// and holds connections in steps and reads the server's heartbeats
+	// instead of sending requests (see [Hold]). URL is then the upgrade's
+	// http:// URL, Duration is optional (0: the steps' own length; else a
+	// bound on it), and the request-rate fields must be unset.
+	Hold *Hold `json:"hold,omitempty"`
 }
 
 // varyRange returns the inclusive range of {vary} values.
@@ -203,6 +209,9 @@ func (s *Spec) Validate() error {
 		errs = append(errs, err)
 	} else if _, err := TargetAddrAllowed(s.URL, s.Allow); err != nil {
 		errs = append(errs, err)
+	}
+	if s.Hold != nil {
+		return errors.Join(append(errs, s.validateHold()...)...)
 	}
 	if s.Method != "" && !isToken(s.Method) {
 		bad("method %q is not an HTTP token", s.Method)

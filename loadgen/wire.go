@@ -16,7 +16,7 @@ import (
 )
 
 // ProtocolVersion is the version of the driver protocol in PROTOCOL.md.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // maxLine bounds one protocol line (a result with its histogram is tens of
 // kilobytes; this leaves room).

@@ -197,25 +197,32 @@ func (w *worker) run(final chan<- *tally) {
 // signal the runtime sends to stop the world or preempt the loop
 // interrupts it with EINTR.
 func (w *worker) wait(timeout int64) (int, error) {
+	return epollWait(w.ep, w.events, &w.ts, timeout, w.raw, &w.pwait2)
+}
+
+// epollWait is the wait of every event loop (see worker.wait): raw in a
+// dedicated process, epoll_pwait2 while the kernel has it (*pwait2), ts
+// the loop's own timespec so the call allocates nothing.
+func epollWait(ep int, events []unix.EpollEvent, ts *unix.Timespec, timeout int64, raw bool, pwait2 *bool) (int, error) {
 	timeout = max(timeout, 0)
-	if w.pwait2 {
-		w.ts = unix.NsecToTimespec(timeout)
+	if *pwait2 {
+		*ts = unix.NsecToTimespec(timeout)
 		syscall6 := unix.Syscall6
-		if w.raw {
+		if raw {
 			syscall6 = unix.RawSyscall6
 		}
-		r, _, e := syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(w.ep), uintptr(unsafe.Pointer(&w.events[0])),
-			uintptr(len(w.events)), uintptr(unsafe.Pointer(&w.ts)), 0, 0)
+		r, _, e := syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(ep), uintptr(unsafe.Pointer(&events[0])),
+			uintptr(len(events)), uintptr(unsafe.Pointer(ts)), 0, 0)
 		if e == 0 {
 			return int(r), nil
 		}
 		if e != unix.ENOSYS {
 			return 0, e
 		}
-		w.pwait2 = false
+		*pwait2 = false
 	}
 	ms := int((timeout + int64(time.Millisecond) - 1) / int64(time.Millisecond))
-	return unix.EpollWait(w.ep, w.events, ms)
+	return unix.EpollWait(ep, events, ms)
 }
 
 // roll hands the finished intervals' tallies to the aggregator.

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"yardstick/pipeline/cpuset"
 )
@@ -173,7 +174,7 @@ type Point struct {
 	// Payload is substituted for {payload}; nil when the workload has no
 	// payload axis.
 	Payload *int   `json:"payload,omitempty"`
-	Mode    string `json:"mode"` // "closed" or "open"
+	Mode    string `json:"mode"` // "closed", "open" or "hold"
 	// Concurrency is the number of connections in a closed loop.
 	Concurrency int `json:"concurrency,omitempty"`
 	// Connections carry an open-loop rate.
@@ -184,6 +185,32 @@ type Point struct {
 	// PeakFraction asks for a fraction of the variant's peak closed-loop
 	// throughput measured earlier in the run.
 	PeakFraction float64 `json:"peak_fraction,omitempty"`
+	// Hold is a connection-holding point's steps (Mode "hold"); its
+	// Connections is the last step.
+	Hold *Hold `json:"hold,omitempty"`
+}
+
+// Hold is a connection-holding workload (workload.hold): connections
+// opened in steps and held instead of requests sent.
+type Hold struct {
+	Protocol    string   `json:"protocol"`
+	Steps       []int    `json:"steps"`
+	OpenRate    float64  `json:"open_rate"`
+	StepHold    Duration `json:"step_hold"`
+	Heartbeat   Duration `json:"heartbeat"`
+	MissBound   Duration `json:"miss_bound,omitempty"`   // 0: the heartbeat period
+	SourceAddrs int      `json:"source_addrs,omitempty"` // 0: chosen by the load generator
+}
+
+// Length is how long the steps take to open and hold.
+func (h *Hold) Length() time.Duration {
+	var t time.Duration
+	prev := 0
+	for _, n := range h.Steps {
+		t += time.Duration(float64(n-prev)/h.OpenRate*float64(time.Second)) + h.StepHold.D()
+		prev = n
+	}
+	return t
 }
 
 // Label is the readable part of a cell name for a point: "c32-p128",
@@ -193,6 +220,8 @@ func (pt Point) Label() string {
 	switch {
 	case pt.Mode == "closed":
 		s = "c" + strconv.Itoa(pt.Concurrency)
+	case pt.Mode == "hold":
+		s = "h" + strconv.Itoa(pt.Connections)
 	case pt.PeakFraction > 0:
 		s = "r" + strconv.FormatFloat(pt.PeakFraction*100, 'f', -1, 64) + "pct"
 	default:

@@ -169,7 +169,29 @@ type jsonWorkload struct {
 	Concurrency []int        `json:"concurrency"`
 	Rate        []Rate       `json:"rate"`
 	Connections int          `json:"connections"`
+	Hold        *jsonHold    `json:"hold"`
 	Timeout     jsonDuration `json:"timeout"`
+}
+
+type jsonHold struct {
+	Protocol    string       `json:"protocol"`
+	Steps       []int        `json:"steps"`
+	OpenRate    float64      `json:"openRate"`
+	StepHold    jsonDuration `json:"stepHold"`
+	Heartbeat   jsonDuration `json:"heartbeat"`
+	MissBound   jsonDuration `json:"missBound"`
+	SourceAddrs int          `json:"sourceAddrs"`
+}
+
+func (h *jsonHold) convert() *pipeline.Hold {
+	if h == nil {
+		return nil
+	}
+	return &pipeline.Hold{
+		Protocol: h.Protocol, Steps: h.Steps, OpenRate: h.OpenRate,
+		StepHold: h.StepHold.convert(), Heartbeat: h.Heartbeat.convert(),
+		MissBound: h.MissBound.convert(), SourceAddrs: h.SourceAddrs,
+	}
 }
 
 func (w jsonWorkload) convert() Workload {
@@ -179,6 +201,7 @@ func (w jsonWorkload) convert() Workload {
 		Concurrency: w.Concurrency,
 		Rate:        w.Rate,
 		Connections: w.Connections,
+		Hold:        w.Hold.convert(),
 		Timeout:     w.Timeout.convert(),
 	}
 }

@@ -17,7 +17,14 @@ import (
 
 // Points lists the workload points in order: payload-major, then
 // concurrency or rate as declared.
+// A hold workload is one point: its steps, held.
 func Points(w *Workload) []pipeline.Point {
+	if w.Hold != nil {
+		if len(w.Hold.Steps) == 0 {
+			return nil
+		}
+		return []pipeline.Point{{Mode: "hold", Connections: w.Hold.Steps[len(w.Hold.Steps)-1], Hold: w.Hold}}
+	}
 	payloads := []*int{nil}
 	if len(w.Payload) > 0 {
 		payloads = payloads[:0]
@@ -47,9 +54,11 @@ func matchValues(v *pipeline.Variant, pt pipeline.Point, repeat int) map[string]
 	if pt.Payload != nil {
 		m["payload"] = strconv.Itoa(*pt.Payload)
 	}
-	if pt.Mode == "closed" {
+	switch pt.Mode {
+	case "closed":
 		m["concurrency"] = strconv.Itoa(pt.Concurrency)
-	} else {
+	case "hold":
+	default:
 		m["rate"] = Rate{PerSecond: pt.Rate, PeakFraction: pt.PeakFraction}.String()
 	}
 	for _, k := range v.Knobs {

@@ -101,7 +101,10 @@ type Workload struct {
 	Concurrency []int
 	Rate        []Rate
 	Connections int
-	Timeout     pipeline.Duration
+	// Hold, when set, holds connections in steps instead of requests
+	// (workload.hold); it takes the place of Concurrency and Rate.
+	Hold    *pipeline.Hold
+	Timeout pipeline.Duration
 }
 
 // A Rate is an open-loop arrival rate: absolute (PerSecond) or a fraction

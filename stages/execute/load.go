@@ -50,6 +50,10 @@ func (r *planRun) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.C
 	s.Timeout = loadgen.Duration(b.Timeout.D())
 	s.CPUs = b.Placement.Loadgen
 	switch c.Point.Mode {
+	case "hold":
+		// planned and validated, not yet run: the load generator holds
+		// connections (loadgen.Hold), the executor does not drive it yet
+		return s, fmt.Errorf("cell %s: connection-holding workloads (workload.hold) are not run by the executor yet", c.Name)
 	case "closed":
 		s.Connections = c.Point.Concurrency
 	default:

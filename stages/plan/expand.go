@@ -162,13 +162,17 @@ func FromSource(name string, src []byte, experiment string, opts Options) (*pipe
 // estimate is a lower bound of the batch's wall time in seconds: per
 // target start the service warm-up (ready waits and cold-start probes are
 // not known in advance and count zero); per cell its warm-up, its measure
-// window and the idle time before "RSS after".
+// window (a hold cell: its steps) and the idle time before "RSS after".
 func estimate(b pipeline.Batch, cells []pipeline.Cell) float64 {
 	starts := map[int]bool{}
 	var s float64
 	for _, c := range cells {
 		starts[c.StartSeq] = true
-		s += (b.Windows.MaxWarmup() + b.Windows.Measure.D() + b.Sampling.IdleAfter.D()).Seconds()
+		window := b.Windows.Measure.D()
+		if c.Point.Hold != nil { // a hold cell lasts its steps
+			window = c.Point.Hold.Length()
+		}
+		s += (b.Windows.MaxWarmup() + window + b.Sampling.IdleAfter.D()).Seconds()
 	}
 	return s + float64(len(starts))*b.Windows.ServiceWarmup.D().Seconds()
 }

@@ -59,6 +59,9 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 			fmt.Fprintf(&b, " ({vary} in %d..%d)", r.Vary.Min, r.Vary.Max)
 		}
 		fmt.Fprintf(&b, ", timeout %s\n", bt.Timeout)
+		if len(cells) > 0 && cells[0].Point.Hold != nil {
+			fmt.Fprintf(&b, "  hold: %s\n", holdText(cells[0].Point.Hold))
+		}
 		fmt.Fprintf(&b, "  fairness: %s\n", fairnessText(bt))
 		if bt.Baseline != "" {
 			fmt.Fprintf(&b, "  baseline: %s\n", bt.Baseline)
@@ -215,4 +218,22 @@ func batchHeader(b *strings.Builder, bt *pipeline.Batch, cells int) {
 		fmt.Fprintf(b, " (seed %d)", bt.Seed)
 	}
 	b.WriteString("\n")
+}
+
+// holdText describes a connection-holding workload in a line.
+func holdText(h *pipeline.Hold) string {
+	steps := make([]string, len(h.Steps))
+	for i, n := range h.Steps {
+		steps[i] = strconv.Itoa(n)
+	}
+	miss := h.MissBound
+	if miss == 0 {
+		miss = h.Heartbeat
+	}
+	src := "source addresses chosen by the load generator"
+	if h.SourceAddrs > 0 {
+		src = fmt.Sprintf("%d source address(es)", h.SourceAddrs)
+	}
+	return fmt.Sprintf("%s connections in steps %s, opened at %s/s, each step held %s (%s in all); heartbeat every %s, missed beyond %s; %s",
+		h.Protocol, strings.Join(steps, ", "), strconv.FormatFloat(h.OpenRate, 'f', -1, 64), h.StepHold, h.Length().Round(time.Second), h.Heartbeat, miss, src)
 }

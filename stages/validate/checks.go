@@ -449,8 +449,10 @@ func checkWindows(c *checker) {
 func checkWorkload(c *checker) {
 	wl := c.b.Workload
 	r := wl.Request
-	if len(wl.Concurrency) == 0 && len(wl.Rate) == 0 {
-		c.add(Error, "workload", c.pos("workload"), "workload has no points: give concurrency (closed loop) or rate (open loop)")
+	if wl.Hold != nil {
+		checkHold(c)
+	} else if len(wl.Concurrency) == 0 && len(wl.Rate) == 0 {
+		c.add(Error, "workload", c.pos("workload"), "workload has no points: give concurrency (closed loop), rate (open loop) or hold (connections held)")
 	}
 	peak := false
 	for _, rt := range wl.Rate {

@@ -3,7 +3,8 @@
 // express with good positions (one function per check in checks.go).
 //
 // It is pure: it reads the definition's files and this machine's CPU count,
-// and runs nothing the definition names.
+// ephemeral port range and descriptor limit, and runs nothing the
+// definition names.
 package validate
 
 import (
@@ -69,10 +70,22 @@ type Machine struct {
 	// CPUs is the number of CPUs; CPU sets that name a higher CPU get a
 	// warning (plans are reviewed on laptops).
 	CPUs int
+	// EphemeralPorts is the size of the ephemeral port range of one
+	// source address (net.ipv4.ip_local_port_range); 0 if unknown.
+	EphemeralPorts int
+	// NoFileHard is the hard RLIMIT_NOFILE processes start with here, and
+	// NoFileRaisable whether a process may raise it (CAP_SYS_RESOURCE);
+	// NoFileHard 0 if unknown.
+	NoFileHard     uint64
+	NoFileRaisable bool
 }
 
 // ThisMachine describes the machine validate runs on.
-func ThisMachine() Machine { return Machine{CPUs: runtime.NumCPU()} }
+func ThisMachine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), EphemeralPorts: ephemeralPorts()}
+	m.NoFileHard, m.NoFileRaisable = noFileLimit()
+	return m
+}
 
 // Defaults of Options.
 const (

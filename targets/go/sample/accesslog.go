@@ -42,6 +42,10 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// Unwrap lets http.ResponseController reach the connection (the
+// heartbeat endpoint hijacks it; its log line then says 101).
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 func (a *accessLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w}

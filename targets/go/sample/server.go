@@ -96,6 +96,7 @@ func NewHandler(cfg Config) http.Handler {
 	mux.HandleFunc("GET /api/generated/{size}", s.generated)
 	mux.HandleFunc("POST /api/json", s.json)
 	mux.HandleFunc("GET /api/sleep/{ms}", s.sleep)
+	mux.HandleFunc("GET /ws/heartbeat", s.heartbeat)
 	var h http.Handler = mux
 	if cfg.Faults.Close {
 		h = closeHandler{h}
