@@ -4,6 +4,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"maps"
 	"slices"
+
+	"yardstick/stats/hdrstat"
 )
 
 // holdAggregator joins the workers' interval and step tallies: it emits
@@ -90,8 +92,8 @@ func (a *holdAggregator) closeInterval(i int) {
 				Step: step, Requested: p.requested, Established: p.established,
 				Refused: p.refused, Dropped: p.dropped, Open: p.open,
 				Heartbeats: p.heartbeats, Missed: p.missed,
-				DelayP50us: p.delay.ValueAtQuantile(50), DelayP99us: p.delay.ValueAtQuantile(99),
-				DelayMaxus: p.delay.Max(), LatencyP99us: p.latency.ValueAtQuantile(99),
+				DelayP50us: hdrstat.NewDist(p.delay).Percentile(50), DelayP99us: hdrstat.NewDist(p.delay).Percentile(99),
+				DelayMaxus: p.delay.Max(), LatencyP99us: hdrstat.NewDist(p.latency).Percentile(99),
 				ErrorsByKind: p.errorsByKind(), RSSBytes: selfRSS(),
 				CPUS: cpu.Sub(a.cpu0).Total().Seconds(),
 			},

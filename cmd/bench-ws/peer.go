@@ -18,6 +18,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/coder/websocket"
 	"golang.org/x/sys/unix"
+
+	"yardstick/stats/hdrstat"
 )
 
 // The peer client: what a Go programmer would write with a mainstream
@@ -73,7 +75,7 @@ func peerMain(args []string) error {
 	r.CPUOpen, r.CPUHold = cpuOpen, selfCPU()-cpuOpen
 	r.Established, r.Failed, r.Heartbeats = p.established.Load(), p.failed.Load(), p.hb.Load()
 	p.mu.Lock()
-	r.DelayP99us = p.hist.ValueAtQuantile(99)
+	r.DelayP99us = hdrstat.NewDist(p.hist).Percentile(99)
 	p.mu.Unlock()
 	if e := p.firstErr.Load(); e != nil {
 		r.FirstError = *e

@@ -22,7 +22,8 @@ var ErrMemory = errors.New("definition evaluation exceeded its memory bound")
 // allocations, and one allocation of a definition that doubles a string
 // is as large as all it held before, so the peak is up to twice the bound:
 // at 384 MiB the process, with the runtime's own memory, stays under
-// 1 GB (at 512 it reached 1060 MiB).
+// 1 GB on a quiet machine (at 512 it reached 1060 MiB); a loaded one can
+// delay the watchdog by one more doubling.
 const DefaultMemory = 384 << 20
 
 // memoryPoll is how often the watchdog reads the heap: a definition that
