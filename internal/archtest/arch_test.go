@@ -249,32 +249,22 @@ func TestReportRenderersComputeNothing(t *testing.T) {
 		}
 	}
 	allowed := map[string][]string{"decide": rendererDecide, "changepoint": {"DriftWords"}}
-	fset := token.NewFileSet()
 	files, _ := filepath.Glob(filepath.Join(dir, "stages", "report", "*.go"))
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			x, ok := sel.X.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			if names, guarded := allowed[x.Name]; guarded && !slices.Contains(names, sel.Sel.Name) {
-				t.Errorf("%s: %s.%s: a renderer formats the analysis's values and computes none; move it to stages/report/analysis",
-					fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
-			}
+	inspectSources(t, files, func(fset *token.FileSet, n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
 			return true
-		})
-	}
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if names, guarded := allowed[x.Name]; guarded && !slices.Contains(names, sel.Sel.Name) {
+			t.Errorf("%s: %s.%s: a renderer formats the analysis's values and computes none; move it to stages/report/analysis",
+				fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+		}
+		return true
+	})
 }
 
 // TestPercentilesThroughHdrstat: every published percentile follows one
@@ -310,6 +300,28 @@ func TestScaleOutIsEngineNeutral(t *testing.T) {
 	dir := root(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "pipeline", "*.go"))
 	files = append(files, filepath.Join(dir, "runner", "batch.go"), filepath.Join(dir, "runner", "runner.go"))
+	inspectSources(t, files, func(fset *token.FileSet, n ast.Node) bool {
+		var text string
+		switch n := n.(type) {
+		case *ast.Ident:
+			text = n.Name
+		case *ast.BasicLit:
+			text = n.Value
+		case *ast.ImportSpec:
+			text = n.Path.Value
+		}
+		if strings.Contains(strings.ToLower(text), "slurm") {
+			t.Errorf("%s: %s: the pipeline and the runner's batches name no engine; go through runner/scaleout", fset.Position(n.Pos()), text)
+		}
+		return true
+	})
+}
+
+// inspectSources parses each non-test Go file of files and walks its
+// syntax tree with fn (ast.Inspect), failing the test on a file that
+// does not parse.
+func inspectSources(t *testing.T, files []string, fn func(fset *token.FileSet, n ast.Node) bool) {
+	t.Helper()
 	fset := token.NewFileSet()
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {
@@ -319,21 +331,7 @@ func TestScaleOutIsEngineNeutral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			var text string
-			switch n := n.(type) {
-			case *ast.Ident:
-				text = n.Name
-			case *ast.BasicLit:
-				text = n.Value
-			case *ast.ImportSpec:
-				text = n.Path.Value
-			}
-			if strings.Contains(strings.ToLower(text), "slurm") {
-				t.Errorf("%s: %s: the pipeline and the runner's batches name no engine; go through runner/scaleout", fset.Position(n.Pos()), text)
-			}
-			return true
-		})
+		ast.Inspect(f, func(n ast.Node) bool { return n == nil || fn(fset, n) })
 	}
 }
 
