@@ -35,7 +35,11 @@ func (v *Verdict) Cell() string { return v.Batch + "/" + v.Variant + "/" + v.Poi
 // ± t(N-1) · s · √(1 + 1/N), s the runs' standard deviation. That spread
 // holds everything that moves a run's figure (the repeats' noise, the
 // machine from day to day), so a run of the same binaries lands inside
-// it. Against the margin the interval gives the four outcomes. A busy
+// it. A metric measured to a resolution (decide.Metric.Floor: time to
+// steady state to a second) widens the interval by that resolution
+// over the run's figure: earlier runs that all happened to land on one
+// step of it have no spread, and a run one step off is not a change.
+// Against the margin the interval gives the four outcomes. A busy
 // candidate run, or fewer than decide.MinStarts earlier runs with the
 // series, is undecided.
 func Against(base []*Run, cand *Run) []Verdict {
@@ -60,14 +64,16 @@ func Against(base []*Run, cand *Run) []Verdict {
 		}
 		v := Verdict{Batch: k.batch, Variant: k.variant, Point: k.point, Metric: k.metric, Margin: cand.Margin(k.batch, k.metric), Runs: len(logs),
 			Ratio: math.NaN(), Low: math.NaN(), High: math.NaN()}
-		v.decide(logs, cand.figures[k].Mean, lowerIsBetter(k.metric), cand.Busy != "")
+		m, _ := decide.MetricNamed(k.metric)
+		v.decide(logs, cand.figures[k].Mean, m, cand.Busy != "")
 		out = append(out, v)
 	}
 	return out
 }
 
 // decide sets the verdict's ratio, interval and outcome.
-func (v *Verdict) decide(logs []float64, mean float64, lower, busy bool) {
+func (v *Verdict) decide(logs []float64, mean float64, metric decide.Metric, busy bool) {
+	lower := metric.LowerIsBetter
 	v.Outcome = decide.Undecided
 	n := len(logs)
 	if n == 0 || !(mean > 0) {
@@ -80,7 +86,7 @@ func (v *Verdict) decide(logs []float64, mean float64, lower, busy bool) {
 		v.Reason = fmt.Sprintf("%d earlier run(s) with this series, fewer than %d: no spread between runs to judge by", n, decide.MinStarts)
 		return
 	}
-	hw := tQuantile(n-1) * math.Sqrt(variance(logs)*(1+1/float64(n)))
+	hw := tQuantile(n-1)*math.Sqrt(variance(logs)*(1+1/float64(n))) + math.Log1p(metric.Floor/mean)
 	v.Low, v.High = v.Ratio*math.Exp(-hw), v.Ratio*math.Exp(hw)
 	lo, hi := 1-v.Margin, 1+v.Margin
 	interval := fmt.Sprintf("%.3fx [%.3f, %.3f]", v.Ratio, v.Low, v.High)
