@@ -148,6 +148,15 @@ type Cell struct {
 	LoadStart *time.Time
 	KeptStart *time.Time
 	KeptEnd   *time.Time
+
+	// A connection-holding cell's figures at its last step (workload.hold;
+	// the holds table has every step): connections held, the target's
+	// memory growth per connection held, the heartbeats' delay p99, and
+	// the connections of the step it first failed (nil: none failed).
+	HoldHeld                *int64
+	HoldMemoryPerConnection *float64
+	HoldDelayP99US          *int64
+	HoldBreakingConnections *int64
 }
 
 // Cells is the cells table: one row per planned cell, in plan order.
@@ -169,8 +178,20 @@ func cellColumns() []column[Cell] {
 		cellBytesColumns(),
 		cellLoadgenColumns(),
 		cellOthersColumns(),
+		cellHoldColumns(),
 		cellTimeColumns(),
 	)
+}
+
+// cellHoldColumns are a connection-holding cell's figures at its last
+// step.
+func cellHoldColumns() []column[Cell] {
+	return []column[Cell]{
+		optInt64Col("hold_held", func(r *Cell) **int64 { return &r.HoldHeld }),
+		optFloat64Col("hold_memory_per_connection_bytes", func(r *Cell) **float64 { return &r.HoldMemoryPerConnection }),
+		optInt64Col("hold_delay_p99_us", func(r *Cell) **int64 { return &r.HoldDelayP99US }),
+		optInt64Col("hold_breaking_connections", func(r *Cell) **int64 { return &r.HoldBreakingConnections }),
+	}
 }
 
 // cellPlanColumns say which planned cell a row is.

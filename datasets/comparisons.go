@@ -66,6 +66,9 @@ var Comparisons = newTable("comparisons",
 // at a fraction of peak is that fraction, not the rate it reached.
 func CellPoint(c *Cell) pipeline.Point {
 	pt := pipeline.Point{Mode: c.Mode}
+	if c.Mode == "hold" && c.Connections != nil {
+		pt.Connections = int(*c.Connections)
+	}
 	if c.Payload != nil {
 		n := int(*c.Payload)
 		pt.Payload = &n

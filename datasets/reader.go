@@ -38,6 +38,7 @@ var MaxRows = map[string]int64{
 	"environment": 100_000,
 	"batches":     100_000,
 	"comparisons": 1_000_000,
+	"holds":       1_000_000,
 	"history":     10_000_000,
 }
 

@@ -114,7 +114,7 @@ func metaFrom(md arrow.Metadata) (Meta, error) {
 }
 
 // Names lists every table, in the order the datasets stage writes them.
-var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment", "batches", "comparisons"}
+var Names = []string{"cells", "timeseries", "histograms", "spectrum", "samples", "fairness", "environment", "batches", "comparisons", "holds"}
 
 // SchemaOf returns the Arrow schema of the named table (without metadata),
 // or nil if there is no such table: one of Names, or history.
@@ -138,6 +138,8 @@ func SchemaOf(name string) *arrow.Schema {
 		return Batches.Schema()
 	case Comparisons.name:
 		return Comparisons.Schema()
+	case Holds.name:
+		return Holds.Schema()
 	case History.name:
 		return History.Schema()
 	}

@@ -31,7 +31,7 @@ package datasets
 // table (a column added, removed, renamed or retyped, a changed unit or
 // meaning) increments it; readers refuse files of another version, and
 // `yardstick datasets RUNDIR` rebuilds them from the checkpoints.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // Key/value metadata keys written into every file's footer.
 const (

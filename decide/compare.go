@@ -168,12 +168,15 @@ func Batch(batch string, cells []*datasets.Cell, baseline string, design Design)
 	type key struct{ variant, point string }
 	groups := map[key][]*datasets.Cell{}
 	var variants, points []string
+	modes := map[string]string{}
 	seq := map[string]int64{}
 	for _, c := range cells {
 		if !datasets.Measured(c) {
 			continue
 		}
-		k := key{c.Variant, datasets.CellPoint(c).Label()}
+		pt := datasets.CellPoint(c)
+		k := key{c.Variant, pt.Label()}
+		modes[k.point] = pt.Mode
 		groups[k] = append(groups[k], c)
 		if _, ok := seq[c.Variant]; !ok {
 			variants = append(variants, c.Variant)
@@ -198,7 +201,9 @@ func Batch(batch string, cells []*datasets.Cell, baseline string, design Design)
 				continue
 			}
 			for _, m := range Metrics {
-				out = append(out, Compare(batch, p, v, baseline, m, base, cand, design))
+				if m.Applies(modes[p]) {
+					out = append(out, Compare(batch, p, v, baseline, m, base, cand, design))
+				}
 			}
 		}
 	}

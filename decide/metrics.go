@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"yardstick/datasets"
+	"yardstick/pipeline"
 )
 
 // A Metric is one compared metric: one entry of the registry [Metrics].
@@ -25,6 +26,10 @@ type Metric struct {
 	Column string
 	// LowerIsBetter is the metric's direction.
 	LowerIsBetter bool
+	// For is which cells the metric is taken of: those that send
+	// requests (the zero value), connection-holding ones
+	// (workload.hold), or both.
+	For CellKind
 	// Load says the figure is of the load in the kept window: a start
 	// whose load never reached a steady state estimates nothing stable
 	// and is left out (NeverSteady).
@@ -46,6 +51,23 @@ type Metric struct {
 	value func(*datasets.Cell) (float64, bool)
 }
 
+// CellKind says which cells a metric is taken of.
+type CellKind uint8
+
+// The kinds of cells a metric applies to.
+const (
+	ForRequests CellKind = iota // cells that send requests (closed or open loop)
+	ForHolds                    // connection-holding cells (workload.hold)
+	ForAll                      // both
+)
+
+// Applies says whether the metric is taken of cells of the workload
+// mode (pipeline.Point.Mode: "closed", "open", "hold").
+func (m Metric) Applies(mode string) bool {
+	hold := mode == "hold"
+	return m.For == ForAll || (m.For == ForHolds) == hold
+}
+
 // Metrics are the compared metrics, in the comparisons table's order
 // and the report's.
 var Metrics = register(
@@ -63,13 +85,22 @@ var Metrics = register(
 		Within:    "the kept window's block-bootstrap noise (`noise_p99`)"},
 	Metric{Name: "latency_p999", Title: "p99.9", Unit: "us", Column: "latency_p999_us", LowerIsBetter: true, Load: true,
 		Within: "none: the starts alone"},
-	Metric{Name: "rss", Title: "RSS load", Unit: "bytes", Column: "rss_steady_bytes", LowerIsBetter: true,
+	Metric{Name: "rss", Title: "RSS load", Unit: "bytes", Column: "rss_steady_bytes", LowerIsBetter: true, For: ForAll,
 		Within: "none: the starts alone"},
-	Metric{Name: "cold_start", Title: "cold start", Unit: "us", Column: "cold_start_us", LowerIsBetter: true, Floor: 1000,
+	Metric{Name: "cold_start", Title: "cold start", Unit: "us", Column: "cold_start_us", LowerIsBetter: true, Floor: 1000, For: ForAll,
 		Within: "its resolution: ±1 ms (polled every millisecond)"},
 	Metric{Name: "time_to_steady", Title: "time to steady", Unit: "us", Column: "steady_start_us", LowerIsBetter: true, Floor: 1e6,
 		Within: "its resolution: ±1 s (the changepoint search's)"},
 	Metric{Name: "cpu_per_request", Title: "CPU/req", Unit: "us/request", Column: "cpu_per_request_us", LowerIsBetter: true, Load: true,
+		Within: "none: the starts alone"},
+	// A connection-holding cell's figures at its last step: a target that
+	// broke holds fewer (its breaking point decides against it), and its
+	// memory per connection and heartbeat delay are what holding costs.
+	Metric{Name: "connections_held", Title: "held", Unit: "connections", Column: "hold_held", For: ForHolds,
+		Within: "none: the starts alone"},
+	Metric{Name: "memory_per_connection", Title: "memory/conn", Unit: "bytes", Column: "hold_memory_per_connection_bytes", LowerIsBetter: true, For: ForHolds,
+		Within: "none: the starts alone"},
+	Metric{Name: "heartbeat_delay_p99", Title: "heartbeat p99", Unit: "us", Column: "hold_delay_p99_us", LowerIsBetter: true, For: ForHolds,
 		Within: "none: the starts alone"},
 )
 
@@ -106,6 +137,18 @@ func (m Metric) Value(c *datasets.Cell) (float64, bool) {
 		return get(c)
 	}
 	return m.value(c)
+}
+
+// Headline are the metrics whose decisions lead a batch's answer (the
+// run's summary, the report's first screen) and, unless the batch names
+// others (repeats.until), stop its adaptive repeats: a request point's
+// throughput and p99 (pipeline.DefaultUntil), a connection-holding
+// point's connections held, memory per connection and heartbeat delay.
+func Headline(mode string) []string {
+	if mode == "hold" {
+		return []string{"connections_held", "memory_per_connection", "heartbeat_delay_p99"}
+	}
+	return pipeline.DefaultUntil
 }
 
 // MetricNamed is the compared metric called name.

@@ -109,6 +109,41 @@ func TestMetricsReadTheirColumns(t *testing.T) {
 	}
 }
 
+// TestHoldMetrics: a batch of connection-holding cells is compared on the
+// metrics taken of them alone, at its h<connections> point; a target that
+// held fewer connections at the last step (it broke) is worse on
+// connections_held.
+func TestHoldMetrics(t *testing.T) {
+	cells := testCells(4, func(c *datasets.Cell, v string, r int) {
+		c.Mode, c.Concurrency, c.RPS = "hold", nil, nil
+		n := int64(10000)
+		c.Connections = &n
+		held, mem, delay := int64(10000), 4096.0+float64(r), int64(1000+r)
+		if v == "slow" {
+			held, mem, delay = 8192, 9000+float64(r), 1500+int64(r)
+		}
+		c.HoldHeld, c.HoldMemoryPerConnection, c.HoldDelayP99US = &held, &mem, &delay
+	})
+	rows := Batch("main", cells, "base", Design{Margin: 0.05})
+	var names []string
+	for _, r := range rows {
+		if r.Point != "h10000" {
+			t.Errorf("point %q, want h10000", r.Point)
+		}
+		names = append(names, r.Metric)
+	}
+	for _, m := range Metrics {
+		if m.Applies("hold") != slices.Contains(names, m.Name) {
+			t.Errorf("metric %s: applies to hold cells %v, compared %v", m.Name, m.Applies("hold"), slices.Contains(names, m.Name))
+		}
+	}
+	for _, name := range []string{"connections_held", "memory_per_connection", "heartbeat_delay_p99"} {
+		if r := metricRow(t, rows, name); r.Verdict != Worse {
+			t.Errorf("%s: %s, want worse", name, r)
+		}
+	}
+}
+
 // TestAddingAMetric: a compared metric is one registry entry (reading a
 // cells column that exists) and its SCHEMA.md line: with the entry and
 // nothing else, the batch's comparisons decide it, and the documentation
@@ -128,8 +163,14 @@ func TestAddingAMetric(t *testing.T) {
 		c.LatencyMaxUS = &mx
 	})
 	rows := Batch("main", cells, "base", Design{Margin: 0.05})
-	if len(rows) != len(Metrics) {
-		t.Fatalf("%d rows for %d metrics", len(rows), len(Metrics))
+	want := 0
+	for _, m := range Metrics {
+		if m.Applies("closed") {
+			want++
+		}
+	}
+	if len(rows) != want {
+		t.Fatalf("%d rows for %d metrics of request cells", len(rows), want)
 	}
 	if r := metricRow(t, rows, "latency_max"); r.Verdict != Worse || r.RepeatsCandidate != 4 {
 		t.Errorf("the added metric: %s", r)

@@ -47,6 +47,9 @@ type Checkpoint struct {
 	Steady    *Steady      `json:"steady,omitempty"`
 	Samples   []Sample     `json:"samples,omitempty"`
 	Target    *TargetStats `json:"target,omitempty"`
+	// Hold is a connection-holding cell's steps (workload.hold); such a
+	// cell has no Load, Intervals or Steady.
+	Hold      *HoldStats   `json:"hold,omitempty"`
 	GC        *GCStats     `json:"gc,omitempty"`
 	AccessLog *LogStats    `json:"access_log,omitempty"`
 	ColdStart *ColdStart   `json:"cold_start,omitempty"`

@@ -181,8 +181,12 @@ func Look(b *pipeline.Batch, rows []datasets.Cell, r int) (all, undecided []data
 	if base == "" {
 		return nil, nil
 	}
+	until := b.Until()
+	if slices.Equal(until, pipeline.DefaultUntil) && len(rows) > 0 {
+		until = decide.Headline(rows[0].Mode) // a hold batch's own
+	}
 	for _, c := range decide.Looks(b, cells, base, pipeline.BatchRounds{Ran: r}) {
-		if !slices.Contains(b.Until(), c.Metric) {
+		if !slices.Contains(until, c.Metric) {
 			continue
 		}
 		all = append(all, c)

@@ -183,8 +183,8 @@ func finish(rd *pipeline.RunDir, p *pipeline.Plan, sum execute.Summary, o Option
 	return failedChecks, nil
 }
 
-// printDecisions says the throughput and p99 decisions against each
-// batch's baseline, one line per candidate and point.
+// printDecisions says the headline decisions against each batch's
+// baseline, one line per candidate and point.
 func printDecisions(w io.Writer, rows []datasets.Comparison) {
 	if len(rows) == 0 {
 		return
@@ -197,18 +197,33 @@ func printDecisions(w io.Writer, rows []datasets.Comparison) {
 		level = fmt.Sprintf("interval at the level of the sequential look that decided it, or of the last look: up to %.1f%%", 100*top)
 	}
 	fmt.Fprintf(w, "\ndecisions against the baseline (ratio, %s, outcome; the report has every metric and reason):\n", level)
-	for i := 0; i < len(rows); i++ {
-		r := rows[i]
-		if r.Metric != "throughput" {
-			continue
+	type group struct{ batch, point, candidate, baseline string }
+	var order []group
+	byGroup := map[group]map[string]datasets.Comparison{}
+	for _, r := range rows {
+		g := group{r.Batch, r.Point, r.Candidate, r.Baseline}
+		if byGroup[g] == nil {
+			byGroup[g] = map[string]datasets.Comparison{}
+			order = append(order, g)
 		}
-		line := fmt.Sprintf("  %s %s %s vs %s: throughput %s", r.Batch, r.Point, safetext.Terminal(r.Candidate), safetext.Terminal(r.Baseline), decisionText(r))
-		for _, q := range rows {
-			if q.Batch == r.Batch && q.Point == r.Point && q.Candidate == r.Candidate && q.Metric == "latency_p99" {
-				line += ", p99 " + decisionText(q)
+		byGroup[g][r.Metric] = r
+	}
+	for _, g := range order {
+		var parts []string
+		for _, name := range append(decide.Headline(""), decide.Headline("hold")...) {
+			if r, ok := byGroup[g][name]; ok {
+				m, _ := decide.MetricNamed(name)
+				short := m.Title
+				if name == "throughput" {
+					short = name
+				}
+				parts = append(parts, short+" "+decisionText(r))
 			}
 		}
-		fmt.Fprintln(w, line)
+		if len(parts) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s %s %s vs %s: %s\n", g.batch, g.point, safetext.Terminal(g.candidate), safetext.Terminal(g.baseline), strings.Join(parts, ", "))
 	}
 }
 

@@ -150,7 +150,7 @@ const hists = await rows(`SELECT c.cell_id, c.requests, c.latency_p50_us, c.late
       c.latency_p999_us, c.latency_p9999_us, h.total_count, h.hist
     FROM read_parquet(${sq(cellsFile)}) c
     LEFT JOIN read_parquet(${sq(join(runDir, "histograms.parquet"))}) h USING (cell_id)
-    WHERE c.status IN ('ok', 'unfair') ORDER BY c.seq`);
+    WHERE c.status IN ('ok', 'unfair') AND c.mode <> 'hold' ORDER BY c.seq`);
 const spectrum = await rows(`SELECT cell_id, percentile, latency_us FROM read_parquet(${sq(join(runDir, "spectrum.parquet"))})`);
 let decoded = 0;
 for (const c of hists) {
@@ -174,7 +174,27 @@ for (const c of hists) {
   }
   h.destroy();
 }
-if (hists.length === 0) fail("cells: no measured (ok or unfair) cell to check a histogram against");
+// A connection-holding cell has no request histogram; each of its steps
+// has the heartbeats' delay histogram, whose p50, p99 and p99.9 are the
+// row's.
+const holdRows = await rows(`SELECT cell_id, step, heartbeats, delay_p50_us, delay_p99_us, delay_p999_us, delay_hist
+    FROM read_parquet(${sq(join(runDir, "holds.parquet"))}) ORDER BY cell_id, step`);
+let holdDecoded = 0;
+for (const r of holdRows) {
+  if (r.delay_hist === "") {
+    if (Number(r.heartbeats) > 0) fail(`holds: cell ${r.cell_id} step ${r.step}: ${r.heartbeats} heartbeats and no delay histogram`);
+    continue;
+  }
+  const h = hdr.decodeFromCompressedBase64(r.delay_hist, 32, false);
+  holdDecoded++;
+  for (const [col, p] of Object.entries({ delay_p50_us: 50, delay_p99_us: 99, delay_p999_us: 99.9 })) {
+    const js = h.getValueAtPercentile(p);
+    if (js !== Number(r[col])) fail(`holds: cell ${r.cell_id} step ${r.step}: hdr-histogram-js p${p} = ${js}, holds.${col} = ${r[col]}`);
+  }
+  h.destroy();
+}
+decoded += holdDecoded;
+if (hists.length === 0 && holdDecoded === 0) fail("cells: no measured (ok or unfair) cell to check a histogram against");
 
 // SCHEMA.md's SQL snippets, verbatim, from a directory where results/demo
 // is this run's experiment directory (DuckDB resolves relative paths

@@ -214,7 +214,8 @@ def check_polars(run_dir, schema, run_id, plan_cells):
 def check_histograms(cells, hists, spectrum):
     """Decode every histogram with hdrh; compare with cells and spectrum."""
     cells = cells.set_index("cell_id")
-    for cid in cells.index[cells.status.isin(["ok", "unfair"])]:
+    # a connection-holding cell has no request histogram (holds.delay_hist)
+    for cid in cells.index[cells.status.isin(["ok", "unfair"]) & (cells["mode"] != "hold")]:
         if cid not in set(hists.cell_id):
             fail(f"histograms: no histogram for ok cell {cid}")
     for row in hists.itertuples():
@@ -249,6 +250,24 @@ def check_histograms(cells, hists, spectrum):
             if (v := value_at_percentile(h, b, s.percentile)) != s.latency_us:
                 fail(f"cell {row.cell_id}: decoded p{s.percentile} = {v}, spectrum.latency_us = {s.latency_us}")
     return len(hists)
+
+
+def check_holds(holds):
+    """Decode every step's heartbeat-delay histogram with hdrh: its p50,
+    p99 and p99.9 are the row's (the walk of the buckets, as for cells)."""
+    n = 0
+    for row in holds.itertuples():
+        if row.delay_hist == "":
+            if row.heartbeats > 0:
+                fail(f"holds: cell {row.cell_id} step {row.step}: {row.heartbeats} heartbeats and no delay histogram")
+            continue
+        h = HdrHistogram.decode(row.delay_hist)
+        b = buckets(h)
+        n += 1
+        for col, p in {"delay_p50_us": 50, "delay_p99_us": 99, "delay_p999_us": 99.9}.items():
+            if (v := value_at_percentile(h, b, p)) != getattr(row, col):
+                fail(f"holds: cell {row.cell_id} step {row.step}: decoded p{p} = {v}, holds.{col} = {getattr(row, col)}")
+    return n
 
 
 def run_snippets(doc, run_dir):
@@ -379,6 +398,8 @@ def main():
         runs = check_polars(run_dir, schema, run_id, len(plan["cells"]))
         if hists is not None and spectrum is not None:
             decoded = check_histograms(cells, hists, spectrum)
+            if frames.get("holds") is not None:
+                decoded += check_holds(frames["holds"])
             if decoded == 0:
                 fail("histograms: no histogram to decode")
     snippets = run_snippets(doc, run_dir)

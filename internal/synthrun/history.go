@@ -2,6 +2,7 @@ package synthrun
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -112,22 +113,29 @@ func scaleCell(c *datasets.Cell, f float64) {
 
 // NewerSchema rewrites a table file's footer to claim the next schema
 // version after datasets.SchemaVersion, for the tests of the refusal of
-// a newer run. It patches the Thrift-encoded key/value pair in place (the
-// same length, so the footer's offsets hold), and fails when the file
-// does not hold that pair as expected.
+// a newer run. It patches the Thrift-encoded key/value pair and the
+// footer's length, and fails when the file does not hold that pair as
+// expected.
 func NewerSchema(path string) error {
 	cur, next := strconv.Itoa(datasets.SchemaVersion), strconv.Itoa(datasets.SchemaVersion+1)
-	if len(cur) != len(next) {
-		return fmt.Errorf("NewerSchema: version %s to %s changes the footer's length", cur, next)
+	if len(cur) > 127 || len(next) > 127 {
+		return fmt.Errorf("NewerSchema: version %s too long", next)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	key := datasets.KeySchemaVersion + "\x18" + string(rune(len(cur)))
-	old := []byte(key + cur)
-	if bytes.Count(b, old) != 1 {
+	// The value is a Thrift compact binary field: header 0x18, a varint
+	// length (one byte here), the bytes. Nothing in the footer points past
+	// it, so only the footer's length (the 4 bytes before the closing
+	// "PAR1") changes with the value's.
+	old := []byte(datasets.KeySchemaVersion + "\x18" + string(rune(len(cur))) + cur)
+	if bytes.Count(b, old) != 1 || len(b) < 12 || string(b[len(b)-4:]) != "PAR1" {
 		return fmt.Errorf("NewerSchema: %s: the schema version's key/value pair is not in the footer once", path)
 	}
-	return os.WriteFile(path, bytes.Replace(b, old, []byte(key+next), 1), 0o644)
+	out := bytes.Replace(b, old, []byte(datasets.KeySchemaVersion+"\x18"+string(rune(len(next)))+next), 1)
+	n := len(out)
+	footer := binary.LittleEndian.Uint32(out[n-8 : n-4])
+	binary.LittleEndian.PutUint32(out[n-8:n-4], footer+uint32(len(next)-len(cur)))
+	return os.WriteFile(path, out, 0o644)
 }

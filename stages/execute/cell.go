@@ -86,6 +86,8 @@ type cellRun struct {
 	keptFrom, keptTo int
 	detector         *steady.Detector
 	capAt            int
+	// hold: a connection-holding cell (holdcell.go).
+	hold bool
 
 	// Filled by measure. onInterval writes the kept-window fields from the
 	// driver's part while the load runs; they are read only after the
@@ -125,11 +127,15 @@ func (r *planRun) runCell(ctx context.Context, b *pipeline.Batch, t *target, c *
 	if err == nil {
 		err = cr.idle(ctx)
 	}
-	if err == nil {
-		err = cr.fill()
-	}
-	if err == nil {
-		err = cr.assess()
+	switch {
+	case err == nil && cr.hold:
+		if err = cr.fillHold(); err == nil {
+			err = cr.assessHold()
+		}
+	case err == nil:
+		if err = cr.fill(); err == nil {
+			err = cr.assess()
+		}
 	}
 	if err != nil {
 		cr.cp.Status, cr.cp.Error, cr.cp.Ended = pipeline.StatusFailed, err.Error(), time.Now()
@@ -163,6 +169,10 @@ func (c *cellRun) prepare() error {
 		capacity += int((w.MaxWarmup() + w.Measure.D()) / interval)
 	}
 	c.sampler = procsample.NewSampler(c.fs, c.t.p.PID(), c.re, interval, capacity)
+	if h := c.c.Point.Hold; h != nil {
+		c.holdWindow(h)
+		return nil
+	}
 	// The kept window starts when the load generator reports the last
 	// interval of warm-up and discard-head; the offsets are read then, on
 	// the load generator's clock.
@@ -275,6 +285,9 @@ func (c *cellRun) onInterval(iv loadgen.Interval) {
 		Index: iv.Index, StartUS: int64(iv.StartS * 1e6), DurationUS: int64(math.Round(iv.DurationS * 1e6)),
 		Requests: iv.Requests, Errors: iv.Errors, P50US: iv.P50us, P99US: iv.P99us, MaxUS: iv.Maxus, Hist: iv.Hist,
 		Bytes: iv.Bytes, Sends: iv.Sends, LateSends: iv.LateSends,
+	}
+	if c.hold { // a hold load's intervals are counts of connections; its steps say it all
+		return
 	}
 	c.intervals = append(c.intervals, pi)
 	done := iv.Index + 1

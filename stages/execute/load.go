@@ -51,9 +51,7 @@ func (r *planRun) loadSpec(b *pipeline.Batch, v *pipeline.Variant, c *pipeline.C
 	s.CPUs = b.Placement.Loadgen
 	switch c.Point.Mode {
 	case "hold":
-		// planned and validated, not yet run: the load generator holds
-		// connections (loadgen.Hold), the executor does not drive it yet
-		return s, fmt.Errorf("cell %s: connection-holding workloads (workload.hold) are not run by the executor yet", c.Name)
+		return holdSpec(s, c.Point.Hold), nil
 	case "closed":
 		s.Connections = c.Point.Concurrency
 	default:
@@ -286,7 +284,9 @@ func (r *planRun) serviceWarmup(ctx context.Context, b *pipeline.Batch, t *targe
 	}
 	r.prog.note(fmt.Sprintf("%s: service warm-up %s", t.variant.Label, d))
 	spec, err := r.loadSpec(b, t.variant, c, d)
-	if err != nil || spec.Rate > 0 || spec.RateFraction > 0 {
+	if spec.Hold != nil {
+		spec = warmupHold(spec, d)
+	} else if err != nil || spec.Rate > 0 || spec.RateFraction > 0 {
 		// An open-loop first point may need a peak not measured yet: warm
 		// up with a closed loop on the batch's connections instead.
 		spec.Rate, spec.RateFraction, spec.PeakRPS = 0, 0, 0

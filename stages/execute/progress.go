@@ -92,9 +92,12 @@ func (p *progress) cellDone(cp *pipeline.Checkpoint) {
 		p.failed++
 	}
 	var what string
-	if cp.Status == pipeline.StatusOK && cp.Load != nil {
+	switch {
+	case cp.Status == pipeline.StatusOK && cp.Hold != nil:
+		what = "ok " + cp.Hold.Words()
+	case cp.Status == pipeline.StatusOK && cp.Load != nil:
 		what = fmt.Sprintf("ok %.0f rps, p99 %s", cp.Load.RPS, time.Duration(cp.Load.Latency.P99)*time.Microsecond)
-	} else {
+	default:
 		what = "FAILED: " + firstLine(cp.Error)
 	}
 	if p.terminal {

@@ -18,6 +18,7 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 		return err
 	}
 	fmt.Fprintln(tw, "cell\tstatus\trps\tp50\tp99\tp99.9\tmax\terrors\tRSS\tCPU/req\tcold start\tsteady\t")
+	var holds []*pipeline.Checkpoint
 	for _, c := range p.Cells {
 		if !only.Selects(&c) {
 			continue
@@ -29,6 +30,11 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 		}
 		if err != nil {
 			fmt.Fprintf(tw, "%s\tpending\t\t\t\t\t\t\t\t\t\t\t\n", c.Name)
+			continue
+		}
+		if cp.Status == pipeline.StatusOK && cp.Hold != nil {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t\t\t\n", c.Name, "ok (hold)")
+			holds = append(holds, cp)
 			continue
 		}
 		if cp.Status != pipeline.StatusOK || cp.Load == nil {
@@ -46,6 +52,42 @@ func WriteSummary(w io.Writer, rd *pipeline.RunDir, p *pipeline.Plan, only pipel
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", c.Name, cp.Status, l.RPS,
 			us(l.Latency.P50), us(l.Latency.P99), us(l.Latency.P999), us(l.Latency.Max), l.Errors, rss, cpu, cold, steadyText(cp))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeHoldSummary(w, holds)
+}
+
+// writeHoldSummary prints one line per step of the connection-holding
+// cells: what was held, refused, dropped and missed, the heartbeats'
+// delay, the target's memory per connection and threads, and where it
+// broke.
+func writeHoldSummary(w io.Writer, cps []*pipeline.Checkpoint) error {
+	if len(cps) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "hold cell\tstep\theld\trefused\tdropped\tmissed\tdelay p50\tdelay p99\tKiB/conn\tthreads\tfailed\t")
+	for _, cp := range cps {
+		h := cp.Hold
+		for i := range h.Steps {
+			s := &h.Steps[i]
+			mem, threads := "", ""
+			if b, ok := h.MemoryPerConnection(s); ok {
+				mem = fmt.Sprintf("%.1f", b/1024)
+			}
+			if s.TargetThreads >= 0 {
+				threads = fmt.Sprint(s.TargetThreads)
+			}
+			failed := s.Failure
+			if i == h.BreakingStep {
+				failed += " (breaking point)"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d of %d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", cp.CellName, s.Index, s.Held, s.Connections,
+				s.Refused, s.Dropped, s.Missed, us(s.DelayP50US), us(s.DelayP99US), mem, threads, failed)
+		}
 	}
 	return tw.Flush()
 }

@@ -19,6 +19,14 @@ func batchSection(d *doc, t *analysis.Tables, b *analysis.Batch) {
 	steadyLead(d, b)
 	verdicts(d, b)
 	d.p("Preconditions: %s.", preconditions(b))
+	if b.Holds() { // no request figures: no radar, curves, spectra or steady state
+		results(d, b)
+		if b.Baseline != nil {
+			ratios(d, b)
+		}
+		wins(d, b)
+		return
+	}
 	var scoreHead []string
 	var scores [][]string
 	if b.Baseline != nil {
@@ -60,8 +68,16 @@ func verdicts(d *doc, b *analysis.Batch) {
 		if len(c.Base.Unfair) > 0 {
 			vs += " UNFAIR"
 		}
-		item := fmt.Sprintf("%s vs %s at %s: %s; %s", label(c.Cand), vs, c.Point.Label(),
-			verdictPhrase("throughput", b.Compare(rps, c.Base, c.Cand)), verdictPhrase("p99", b.Compare(p99, c.Base, c.Cand)))
+		var phrases []string
+		for _, k := range decide.Headline(c.Point.Mode) {
+			m := columnByKey(k)
+			name := m.Title
+			if k == "throughput" {
+				name = k
+			}
+			phrases = append(phrases, verdictPhrase(name, b.Compare(m, c.Base, c.Cand)))
+		}
+		item := fmt.Sprintf("%s vs %s at %s: %s", label(c.Cand), vs, c.Point.Label(), strings.Join(phrases, "; "))
 		if note := biasNote(b, c.Base, c.Cand); note != "" {
 			item += " (" + note + ")"
 		}
@@ -74,8 +90,12 @@ func verdicts(d *doc, b *analysis.Batch) {
 	if b.Repeats < 2 {
 		one = " One start per variant and point: the intervals cover only the noise within a start, not between starts."
 	}
+	what := "throughput and p99 at each workload point"
+	if b.Holds() {
+		what = "connections held, memory per connection and the heartbeats' p99 delay at the last step"
+	}
 	if b.Baseline != nil {
-		d.p("Decisions against %s, throughput and p99 at each workload point: the ratio with its 95%% interval, better or worse when the interval lies beyond the margin of %s, equivalent when it lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, margins(b), one)
+		d.p("Decisions against %s, %s: the ratio with its 95%% interval, better or worse when the interval lies beyond the margin of %s, equivalent when it lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, what, margins(b), one)
 	} else {
 		d.p("The best variant at each point, throughput and p99: named when its interval against the runner-up lies beyond the margin of %s, equivalent when inside it, else undecided.%s", margins(b), one)
 	}
@@ -126,10 +146,14 @@ func orReason(c datasets.Comparison) string {
 // variant, median ± spread.
 func results(d *doc, b *analysis.Batch) {
 	d.h(3, "Results")
-	d.p("Median of the measured repeats ± half their range relative to the median. Tails: share of the kept window's requests over each threshold (count). `max` is shown, never ranked.")
+	if b.Holds() {
+		d.p("Median of the measured repeats ± half their range relative to the median, at each cell's last step: connections held, the target's memory growth per connection held, the heartbeats' p99 delay past their schedule, its threads, and the connections at which it first failed (its breaking point; - when it failed none). The holds table has every step.")
+	} else {
+		d.p("Median of the measured repeats ± half their range relative to the median. Tails: share of the kept window's requests over each threshold (count). `max` is shown, never ranked.")
+	}
 	for _, p := range b.Points {
 		head := []string{"variant", "preconditions", "status", "repeats"}
-		for _, m := range analysis.Columns() {
+		for _, m := range b.Columns() {
 			head = append(head, m.Title)
 		}
 		var rows [][]string
@@ -139,7 +163,7 @@ func results(d *doc, b *analysis.Batch) {
 				continue
 			}
 			r := []string{v.Label, orDash(configOf(v)), status(g), fmt.Sprintf("%d/%d", len(g.Measured), len(g.Cells))}
-			for _, m := range analysis.Columns() {
+			for _, m := range b.Columns() {
 				s := fmtRepeats(g.Summary(m), formatOf(m))
 				if n, ok := g.CountMedian(m); ok && s != "-" {
 					s += " (" + commas(int64(math.Round(n))) + ")"
@@ -166,7 +190,7 @@ func ratios(d *doc, b *analysis.Batch) {
 			continue
 		}
 		head := []string{"variant"}
-		for _, m := range analysis.Columns() {
+		for _, m := range b.Columns() {
 			if m.Ranked() {
 				head = append(head, m.Title)
 			}
@@ -185,7 +209,7 @@ func ratios(d *doc, b *analysis.Batch) {
 				lb += " (starts left out: never steady)"
 			}
 			r := []string{lb}
-			for _, m := range analysis.Columns() {
+			for _, m := range b.Columns() {
 				if !m.Ranked() {
 					continue
 				}
@@ -220,7 +244,7 @@ func wins(d *doc, b *analysis.Batch) {
 	head = append(head, "equivalent", "undecided", "points")
 	var rows [][]string
 	var sentence string
-	for _, m := range analysis.Columns() {
+	for _, m := range b.Columns() {
 		if !m.Ranked() {
 			continue
 		}

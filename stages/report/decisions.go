@@ -8,15 +8,12 @@ import (
 	"yardstick/stages/report/analysis"
 )
 
-// The report's first screen is its answer: the decisions on throughput
-// and p99 of every batch with a baseline as a forest plot, then as a
+// The report's first screen is its answer: the headline decisions
+// (decide.Headline: throughput and p99, or a connection-holding point's
+// own) of every batch with a baseline as a forest plot, then as a
 // table (comparison, metric, ratio, interval, outcome), before any caveat
 // or number. The decisions are the analysis model's (analysis.Batch's
 // Compare); this file only formats them.
-
-// headlineMetrics are the metrics of the first screen: those whose
-// decisions stop adaptive repeats.
-var headlineMetrics = []string{"throughput", "latency_p99"}
 
 // decisionsSection writes the first screen's decisions; nothing when no
 // batch has a baseline.
@@ -33,7 +30,7 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 			if len(batches) > 1 {
 				who = b.Name + ": " + who
 			}
-			for _, k := range headlineMetrics {
+			for _, k := range decide.Headline(c.Point.Mode) {
 				m := columnByKey(k)
 				d := b.Compare(m, c.Base, c.Cand)
 				rows = append(rows, decisionRow(who, m.Title, d.Ratio, d.CILow, d.CIHigh, d.Verdict, decide.ShortReason(d)))

@@ -34,6 +34,10 @@ func fmtShare(v float64) string { return fmt.Sprintf("%.3f%%", 100*v) }
 
 func fmtBytes(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
 
+func fmtKiB(v float64) string { return fmt.Sprintf("%.1f KiB", v/1024) }
+
+func fmtConnections(v float64) string { return commas(int64(math.Round(v))) }
+
 func fmtColdStart(us float64) string { return fmt.Sprintf("%.1f ms", us/1000) }
 
 func fmtCPU(us float64) string { return fmt.Sprintf("%.1f us", us) }

@@ -23,9 +23,14 @@ func formatOf(m analysis.Column) func(float64) string {
 		return fmtSeconds
 	}
 	switch m.Unit {
+	case "connections", "threads":
+		return fmtConnections
 	case "requests/s":
 		return fmtRPS
 	case "bytes":
+		if m.Key == "memory_per_connection" {
+			return fmtKiB
+		}
 		return fmtBytes
 	case "us/request":
 		return fmtCPU
@@ -44,6 +49,8 @@ func caption(p analysis.Point) string {
 		parts = append(parts, fmt.Sprintf("payload %d B", p.Payload))
 	}
 	switch {
+	case p.Mode == "hold":
+		parts = append(parts, fmt.Sprintf("%s connections held", commas(p.Connections)))
 	case p.Mode == "closed" && p.Concurrency >= 0:
 		parts = append(parts, fmt.Sprintf("concurrency %d", p.Concurrency))
 	case p.PeakFraction > 0:
@@ -148,7 +155,11 @@ func preconditions(b *analysis.Batch) string {
 	if b.Plan != nil {
 		parts = append(parts, "CPU sets: "+cpuSets(b.Plan), fmt.Sprintf("processors %d", b.Plan.Processors))
 	}
-	parts = append(parts, fmtWindows(b.Windows), fmt.Sprintf("repeats %d", b.Repeats))
+	windows := fmtWindows(b.Windows)
+	if b.Holds() {
+		windows = "the whole hold kept"
+	}
+	parts = append(parts, windows, fmt.Sprintf("repeats %d", b.Repeats))
 	if b.Plan != nil {
 		parts = append(parts, "margin "+margins(b))
 	} else {

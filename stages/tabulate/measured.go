@@ -37,6 +37,9 @@ func measured(r *datasets.Cell, cp *pipeline.Checkpoint) (*hdrstat.Dist, *datase
 	if t := cp.Target; t != nil {
 		targetColumns(r, t)
 	}
+	if h := cp.Hold; h != nil {
+		holdColumns(r, h) // holds.go
+	}
 	if g := cp.GC; g != nil {
 		gcColumns(r, g)
 	}

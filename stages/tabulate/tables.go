@@ -26,6 +26,7 @@ type tables struct {
 	environment *sink[datasets.Environment]
 	batches     *sink[datasets.Batch]
 	comparisons *sink[datasets.Comparison]
+	holds       *sink[datasets.HoldStep]
 	// rows keeps the cells rows sent, for the comparisons computed from
 	// them once every cell is in.
 	rows []datasets.Cell
@@ -69,6 +70,7 @@ func (tb *tables) create() error {
 		open(tb, datasets.Environments, &tb.environment),
 		open(tb, datasets.Batches, &tb.batches),
 		open(tb, datasets.Comparisons, &tb.comparisons),
+		open(tb, datasets.Holds, &tb.holds),
 	)
 }
 

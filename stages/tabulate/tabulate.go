@@ -218,6 +218,9 @@ func (tb *tables) fillCell(ctx context.Context, rd *pipeline.RunDir, in *inputs,
 	if err := tb.timeseries.send(ctx, intervals(c.ID, cp.Intervals, cp.Steady)...); err != nil {
 		return err
 	}
+	if err := tb.holds.send(ctx, holdRows(c, cp.Hold)...); err != nil {
+		return err
+	}
 	return tb.samples.send(ctx, samples(c.ID, cp.Samples)...)
 }
 

@@ -141,7 +141,10 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 	row.Repeats = len(cand.Measured)
 	busy := busySides(base.Measured, cand.Measured)
 	for _, k := range CompareMetrics() {
-		m, _ := decide.MetricNamed(ColumnByKey(k).Cmp)
+		m, _ := decide.MetricNamed(k)
+		if !m.Applies(s.Point.Mode) {
+			continue
+		}
 		d := decide.Compare(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Design())
 		if busy != "" && d.Verdict != decide.Undecided {
 			// Inside a run, rounds spread other work over the variants

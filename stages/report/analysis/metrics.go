@@ -56,6 +56,9 @@ func ranked(m decide.Metric) Column {
 func Columns() []Column {
 	var ms []Column
 	for _, m := range decide.Metrics {
+		if !m.Applies("closed") {
+			continue // a connection-holding cell's: HoldColumns
+		}
 		ms = append(ms, ranked(m))
 		switch m.Name {
 		case "latency_p999":
@@ -68,6 +71,36 @@ func Columns() []Column {
 		}
 	}
 	return ms
+}
+
+// HoldColumns are the columns of a batch of connection-holding cells
+// (workload.hold): the compared metrics taken of them, in the
+// registry's order, with the threads and the breaking point beside.
+func HoldColumns() []Column {
+	var ms []Column
+	for _, m := range decide.Metrics {
+		if m.Applies("hold") {
+			ms = append(ms, ranked(m))
+		}
+	}
+	return append(ms,
+		Column{Key: "threads", Title: "threads", Unit: "threads", Lower: true, Get: func(c *datasets.Cell) (float64, bool) { return i64(c.Threads) }},
+		Column{Key: "breaking", Title: "breaking point", Unit: "connections", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.HoldBreakingConnections) }})
+}
+
+// Holds says the batch's cells hold connections (workload.hold) rather
+// than send requests.
+func (b *Batch) Holds() bool {
+	return len(b.Points) > 0 && b.Points[0].Mode == "hold"
+}
+
+// Columns are the batch's table columns: HoldColumns for a batch that
+// holds connections, else the package's Columns.
+func (b *Batch) Columns() []Column {
+	if b.Holds() {
+		return HoldColumns()
+	}
+	return Columns()
 }
 
 // tailColumns are the shares of requests above each tail threshold.
@@ -112,7 +145,7 @@ func throttledPerSecond(c *datasets.Cell) (float64, bool) {
 // ColumnByKey is the metric with key k; it panics on a key that is not
 // one of Metrics' (a programming error).
 func ColumnByKey(k string) Column {
-	for _, m := range Columns() {
+	for _, m := range append(Columns(), HoldColumns()...) {
 		if m.Key == k {
 			return m
 		}

@@ -52,6 +52,7 @@ type Point struct {
 	Concurrency  int64   // -1: open loop
 	PeakFraction float64 // open loop, as a fraction of peak
 	Rate         float64 // open loop, absolute (0 with PeakFraction)
+	Connections  int64   // connection holding (Mode "hold"): the last step's
 	label        string
 }
 
@@ -60,7 +61,7 @@ type Point struct {
 // reached: each repeat measures its own peak.
 func pointOf(c *datasets.Cell) Point {
 	pp := datasets.CellPoint(c)
-	p := Point{Payload: -1, Concurrency: -1, Mode: pp.Mode, PeakFraction: pp.PeakFraction, Rate: pp.Rate, label: pp.Label()}
+	p := Point{Payload: -1, Concurrency: -1, Mode: pp.Mode, PeakFraction: pp.PeakFraction, Rate: pp.Rate, Connections: int64(pp.Connections), label: pp.Label()}
 	if pp.Payload != nil {
 		p.Payload = int64(*pp.Payload)
 	}
