@@ -157,7 +157,7 @@ STUDIES := gateway payload-scaling rounds scenarios phases
 STUDY_NEEDS_gateway         := $(BIN)/gateway-go $(BIN)/scg.jar
 STUDY_NEEDS_payload-scaling := $(BIN)/sample-go $(BIN)/helidon.jar $(BIN)/helidon.aot
 STUDY_NEEDS_rounds          := $(BIN)/sample-go $(BIN)/helidon.jar $(BIN)/helidon.aot
-STUDY_NEEDS_scenarios       := $(BIN)/sample-go $(BIN)/vertx.jar $(BIN)/quarkus.jar $(BIN)/webflux.jar
+STUDY_NEEDS_scenarios       := $(BIN)/sample-go $(BIN)/vertx.jar $(BIN)/quarkus.jar $(BIN)/webflux.jar $(BIN)/tomcat.jar
 STUDY_NEEDS_phases          := $(BIN)/sample-go $(BIN)/quarkus.jar $(BIN)/webflux.jar
 # payload-scaling's processors scale with the machine: three quarters of
 # its CPUs for the service, the rest for the load generator.

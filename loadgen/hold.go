@@ -298,6 +298,26 @@ type NoFile struct {
 	Raised bool `json:"raised"`
 }
 
+// NoFileLimit reads the hard RLIMIT_NOFILE and whether this process may
+// raise it (CAP_SYS_RESOURCE in its effective set); 0 if unknown.
+func NoFileLimit() (hard uint64, raisable bool) {
+	var r unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return r.Max, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return r.Max, err == nil && caps&(1<<unix.CAP_SYS_RESOURCE) != 0
+		}
+	}
+	return r.Max, false
+}
+
 // raiseNoFile raises RLIMIT_NOFILE so that need descriptors fit: the soft
 // limit to the hard limit, and the hard limit to need when it is lower
 // and the kernel lets this process raise it. It fails, saying what to

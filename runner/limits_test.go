@@ -8,7 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 )
@@ -115,5 +117,27 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckMachineHoldDescriptors: a plan that holds more connections
+// than this process's hard RLIMIT_NOFILE has room for is refused before
+// anything starts, naming the batch and the limit to raise, where the
+// limit cannot be raised; one that fits is not.
+func TestCheckMachineHoldDescriptors(t *testing.T) {
+	hard, raisable := loadgen.NoFileLimit()
+	if hard == 0 || raisable {
+		t.Skip("the hard RLIMIT_NOFILE is unknown or raisable here: nothing to refuse")
+	}
+	plan := func(n int) *pipeline.Plan {
+		h := &pipeline.Hold{Protocol: "websocket", Steps: []int{n}, OpenRate: 1000, StepHold: pipeline.Duration(time.Second)}
+		return &pipeline.Plan{Cells: []pipeline.Cell{{Batch: "conns", Point: pipeline.Point{Mode: "hold", Connections: n, Hold: h}}}}
+	}
+	err := CheckMachine(plan(int(hard)))
+	if err == nil || !strings.Contains(err.Error(), "batch conns: ") || !strings.Contains(err.Error(), "ulimit -Hn") {
+		t.Errorf("%d connections: %v", hard, err)
+	}
+	if err := CheckMachine(plan(10)); err != nil {
+		t.Errorf("10 connections: %v", err)
 	}
 }

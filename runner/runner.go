@@ -27,6 +27,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/decide"
+	"yardstick/loadgen"
 	"yardstick/pipeline"
 	"yardstick/pipeline/safetext"
 	"yardstick/runner/scaleout"
@@ -338,9 +339,37 @@ func limitsProblem(b *pipeline.Batch) string {
 	return ""
 }
 
+// holdProblems are the connection-holding batches whose connections need
+// more descriptors than this machine's hard RLIMIT_NOFILE allows, where
+// yardstick may not raise it (validate only warns).
+func holdProblems(p *pipeline.Plan) []string {
+	hard, raisable := loadgen.NoFileLimit()
+	if hard == 0 || raisable {
+		return nil
+	}
+	most := map[string]int{}
+	var order []string
+	for _, c := range p.Cells {
+		if c.Point.Hold == nil {
+			continue
+		}
+		if _, ok := most[c.Batch]; !ok {
+			order = append(order, c.Batch)
+		}
+		most[c.Batch] = max(most[c.Batch], c.Point.Connections)
+	}
+	var out []string
+	for _, b := range order {
+		if need := uint64(most[b] + loadgen.FDSlack); need > hard {
+			out = append(out, fmt.Sprintf("batch %s: %d connections need %d file descriptors, but the hard RLIMIT_NOFILE here is %d and yardstick may not raise it: raise it where yardstick starts (ulimit -Hn %d) or hold fewer", b, most[b], need, hard, need))
+		}
+	}
+	return out
+}
+
 // CheckMachine refuses a plan whose CPU sets this machine does not have
 // (validate only warns: plans are reviewed on laptops; run cannot pin),
-// and one whose targets declare limits where yardstick cannot make
+// one that holds more connections than it has descriptors for, and one whose targets declare limits where yardstick cannot make
 // control groups (no root, no delegated subtree, no cgroup filesystem).
 func CheckMachine(p *pipeline.Plan) error {
 	var problems []string
@@ -354,6 +383,7 @@ func CheckMachine(p *pipeline.Plan) error {
 			problems = append(problems, p)
 		}
 	}
+	problems = append(problems, holdProblems(p)...)
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "\n"))
 	}

@@ -157,6 +157,9 @@ func TestCellCountIsProductOfAxes(t *testing.T) {
 				payloads = len(sb.Workload.Payload)
 			}
 			points := len(sb.Workload.Concurrency) + len(sb.Workload.Rate)
+			if sb.Workload.Hold != nil {
+				points = 1 // its steps are one point, held
+			}
 			want := len(b.Variants) * payloads * points * b.Repeats
 			if n != want {
 				t.Errorf("%s batch %s: %d cells, want %d variants x %d payloads x %d points x %d repeats = %d",

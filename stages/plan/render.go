@@ -52,14 +52,19 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 		for _, sh := range bt.Placement.Share {
 			fmt.Fprintf(&b, "  SHARED CPUS: %s\n", safetext.Line(bt.Placement.ShareText(sh)))
 		}
-		fmt.Fprintf(&b, "  windows: %s\n", w)
+		hold := len(cells) > 0 && cells[0].Point.Hold != nil
+		if hold { // no warm-up or measure window: the whole hold is kept
+			fmt.Fprintf(&b, "  windows: service warm-up %s, ready timeout %s; the whole hold is measured\n", w.ServiceWarmup, w.ReadyTimeout)
+		} else {
+			fmt.Fprintf(&b, "  windows: %s\n", w)
+		}
 		r := bt.Request
 		fmt.Fprintf(&b, "  request: %s %s", r.Method, safetext.Line(r.Path))
 		if r.Vary != nil {
 			fmt.Fprintf(&b, " ({vary} in %d..%d)", r.Vary.Min, r.Vary.Max)
 		}
 		fmt.Fprintf(&b, ", timeout %s\n", bt.Timeout)
-		if len(cells) > 0 && cells[0].Point.Hold != nil {
+		if hold {
 			fmt.Fprintf(&b, "  hold: %s\n", holdText(cells[0].Point.Hold))
 		}
 		fmt.Fprintf(&b, "  fairness: %s\n", fairnessText(bt))

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"time"
 
+	"yardstick/loadgen"
 	"yardstick/pipeline/safetext"
 	"yardstick/schema"
 )
@@ -83,7 +84,7 @@ type Machine struct {
 // ThisMachine describes the machine validate runs on.
 func ThisMachine() Machine {
 	m := Machine{CPUs: runtime.NumCPU(), EphemeralPorts: ephemeralPorts()}
-	m.NoFileHard, m.NoFileRaisable = noFileLimit()
+	m.NoFileHard, m.NoFileRaisable = loadgen.NoFileLimit()
 	return m
 }
 
