@@ -53,11 +53,7 @@ func WriteText(w io.Writer, p *pipeline.Plan) error {
 			fmt.Fprintf(&b, "  SHARED CPUS: %s\n", safetext.Line(bt.Placement.ShareText(sh)))
 		}
 		hold := len(cells) > 0 && cells[0].Point.Hold != nil
-		if hold { // no warm-up or measure window: the whole hold is kept
-			fmt.Fprintf(&b, "  windows: service warm-up %s, ready timeout %s; the whole hold is measured\n", w.ServiceWarmup, w.ReadyTimeout)
-		} else {
-			fmt.Fprintf(&b, "  windows: %s\n", w)
-		}
+		fmt.Fprintf(&b, "  windows: %s\n", windowsText(w, hold))
 		r := bt.Request
 		fmt.Fprintf(&b, "  request: %s %s", r.Method, safetext.Line(r.Path))
 		if r.Vary != nil {
@@ -223,6 +219,15 @@ func batchHeader(b *strings.Builder, bt *pipeline.Batch, cells int) {
 		fmt.Fprintf(b, " (seed %d)", bt.Seed)
 	}
 	b.WriteString("\n")
+}
+
+// windowsText is a batch's windows in words; a hold batch has no warm-up
+// or measure window: its whole load is kept.
+func windowsText(w pipeline.Windows, hold bool) string {
+	if hold {
+		return fmt.Sprintf("service warm-up %s, ready timeout %s; the whole hold is measured", w.ServiceWarmup, w.ReadyTimeout)
+	}
+	return w.String()
 }
 
 // holdText describes a connection-holding workload in a line.

@@ -69,11 +69,10 @@ func verdicts(d *doc, b *analysis.Batch) {
 			vs += " UNFAIR"
 		}
 		var phrases []string
-		for _, k := range decide.Headline(c.Point.Mode) {
-			m := columnByKey(k)
+		for _, m := range analysis.Headline(c.Point) {
 			name := m.Title
-			if k == "throughput" {
-				name = k
+			if m.Key == "throughput" {
+				name = m.Key
 			}
 			phrases = append(phrases, verdictPhrase(name, b.Compare(m, c.Base, c.Cand)))
 		}

@@ -30,8 +30,7 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 			if len(batches) > 1 {
 				who = b.Name + ": " + who
 			}
-			for _, k := range decide.Headline(c.Point.Mode) {
-				m := columnByKey(k)
+			for _, m := range analysis.Headline(c.Point) {
 				d := b.Compare(m, c.Base, c.Cand)
 				rows = append(rows, decisionRow(who, m.Title, d.Ratio, d.CILow, d.CIHigh, d.Verdict, decide.ShortReason(d)))
 				if len(ch.rows) < maxForestRows {

@@ -88,6 +88,16 @@ func HoldColumns() []Column {
 		Column{Key: "breaking", Title: "breaking point", Unit: "connections", Get: func(c *datasets.Cell) (float64, bool) { return i64(c.HoldBreakingConnections) }})
 }
 
+// Headline are the columns of the metrics that lead point p's answer
+// (decide.Headline): throughput and p99, or a hold point's own.
+func Headline(p Point) []Column {
+	var out []Column
+	for _, k := range decide.Headline(p.Mode) {
+		out = append(out, ColumnByKey(k))
+	}
+	return out
+}
+
 // Holds says the batch's cells hold connections (workload.hold) rather
 // than send requests.
 func (b *Batch) Holds() bool {
