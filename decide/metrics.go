@@ -148,7 +148,7 @@ func Headline(mode string) []string {
 	if mode == "hold" {
 		return []string{"connections_held", "memory_per_connection", "heartbeat_delay_p99"}
 	}
-	return pipeline.DefaultUntil
+	return slices.Clone(pipeline.DefaultUntil)
 }
 
 // MetricNamed is the compared metric called name.

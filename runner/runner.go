@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"yardstick/datasets"
@@ -211,7 +212,7 @@ func printDecisions(w io.Writer, rows []datasets.Comparison) {
 	}
 	for _, g := range order {
 		var parts []string
-		for _, name := range append(decide.Headline(""), decide.Headline("hold")...) {
+		for _, name := range slices.Concat(decide.Headline(""), decide.Headline("hold")) {
 			if r, ok := byGroup[g][name]; ok {
 				m, _ := decide.MetricNamed(name)
 				short := m.Title

@@ -163,14 +163,18 @@ func (c *cellRun) prepare() error {
 	if c.fs, err = procsample.DefaultFS(); err != nil {
 		return fmt.Errorf("procfs: %w", err)
 	}
+	length := w.MaxWarmup() + w.Measure.D()
+	if h := c.c.Point.Hold; h != nil {
+		length = h.Length() + holdSlack
+	}
 	interval := c.b.Sampling.Interval.D()
 	capacity := 2
 	if interval > 0 { // else the sampler refuses to run, and says why
-		capacity += int((w.MaxWarmup() + w.Measure.D()) / interval)
+		capacity += int(length / interval)
 	}
 	c.sampler = procsample.NewSampler(c.fs, c.t.p.PID(), c.re, interval, capacity)
-	if h := c.c.Point.Hold; h != nil {
-		c.holdWindow(h)
+	if c.c.Point.Hold != nil {
+		c.holdWindow()
 		return nil
 	}
 	// The kept window starts when the load generator reports the last
@@ -362,17 +366,27 @@ func (c *cellRun) fill() error {
 	cp.Samples = toSamples(c.sampler.Samples(), c.kept.at, c.end.at)
 	fillIntervals(cp.Intervals, cp.Samples, cp.Window.LoadStart)
 	cp.Target = c.targetStats(load.Requests)
+	cp.Varies = c.t.varies
+	cp.AccessLog = c.accessLog(load.Requests)
+	c.fillAround()
+	return nil
+}
+
+// fillAround puts what every cell has around its load into the
+// checkpoint, request or hold cell alike: the CPU masks, the GC log cut to
+// the window, the control group's figures and what the runtime saw of
+// them, what other work took of the CPUs, and the end time. cp.Target
+// is filled before.
+func (c *cellRun) fillAround() {
+	cp := c.cp
 	cp.Affinity = c.affinity
 	loadgenMasks(cp.Affinity, c.res)
-	cp.Varies = c.t.varies
 	cp.GC = c.r.gcStats(c.t, c.before, *c.kept, c.end, c.after)
-	cp.AccessLog = c.accessLog(load.Requests)
 	cp.Cgroup = cgroupStats(c.t, *c.kept, c.end, c.after)
 	cp.ContainerView = containerView(c.t, c.end)
 	cp.Others = c.othersOf(c.b.Placement.Target, c.kept.cpu, c.end.cpu, cp.Target.CPUSeconds)
 	cp.LoadgenOthers = c.othersOf(c.b.Placement.Loadgen, c.kept.cpu, c.end.cpu, c.loadgenOwn())
 	cp.Ended = time.Now()
-	return nil
 }
 
 // targetStats is the target's figures over the kept window.

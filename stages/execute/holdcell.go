@@ -6,7 +6,6 @@ import (
 
 	"yardstick/loadgen"
 	"yardstick/pipeline"
-	"yardstick/stages/execute/procsample"
 )
 
 // This file runs a connection-holding cell (workload.hold). It takes the
@@ -48,17 +47,11 @@ func warmupHold(s loadgen.Spec, d time.Duration) loadgen.Spec {
 	return s
 }
 
-// holdWindow makes the whole load the kept window and sizes the sampler
-// for the steps' length.
-func (c *cellRun) holdWindow(h *pipeline.Hold) {
+// holdWindow makes the whole load the kept window (prepare sized the
+// sampler for the steps' length).
+func (c *cellRun) holdWindow() {
 	c.hold = true
 	c.keptFrom, c.keptTo = 0, -1
-	interval := c.b.Sampling.Interval.D()
-	capacity := 2
-	if interval > 0 {
-		capacity += int((h.Length() + holdSlack) / interval)
-	}
-	c.sampler = procsample.NewSampler(c.fs, c.t.p.PID(), c.re, interval, capacity)
 }
 
 // fillHold puts a hold cell's figures into the checkpoint: its steps,
@@ -69,16 +62,12 @@ func (c *cellRun) fillHold() error {
 	}
 	cp := c.cp
 	cp.Samples = toSamples(c.sampler.Samples(), c.kept.at, c.end.at)
-	cp.Target = c.targetStats(0)
 	cp.Hold = holdStats(c.res.Hold, cp.Samples, cp.Window.LoadStart)
-	cp.Affinity = c.affinity
-	loadgenMasks(cp.Affinity, c.res)
-	cp.GC = c.r.gcStats(c.t, c.before, *c.kept, c.end, c.after)
-	cp.Cgroup = cgroupStats(c.t, *c.kept, c.end, c.after)
-	cp.ContainerView = containerView(c.t, c.end)
-	cp.Others = c.othersOf(c.b.Placement.Target, c.kept.cpu, c.end.cpu, cp.Target.CPUSeconds)
-	cp.LoadgenOthers = c.othersOf(c.b.Placement.Loadgen, c.kept.cpu, c.end.cpu, c.loadgenOwn())
-	cp.Ended = time.Now()
+	cp.Target = c.targetStats(0)
+	if s := cp.Hold.Last(); s != nil && s.TargetThreads >= 0 {
+		cp.Target.Threads = s.TargetThreads // no kept-window start to count them at: the last step's
+	}
+	c.fillAround()
 	return nil
 }
 

@@ -81,9 +81,6 @@ func holdColumns(r *datasets.Cell, h *pipeline.HoldStats) {
 	if s.Heartbeats > 0 {
 		r.HoldDelayP99US = ptr(s.DelayP99US)
 	}
-	if s.TargetThreads >= 0 {
-		r.Threads = ptr(int64(s.TargetThreads))
-	}
 	if b, ok := h.MemoryPerConnection(s); ok {
 		r.HoldMemoryPerConnection = ptr(b)
 	}
