@@ -6,7 +6,8 @@
 //  1. Real runs of the Go sample target on this machine, each one batch
 //     of adaptive repeats (3 to 8 rounds) holding the baseline, an
 //     identical twin (an A/A pair) and twins doing more work per request
-//     (-work-factor 12, 14 and 16 against 10); quiet, then with another
+//     (-work-factor 12, 13 and 15 against 10: +10%, +15% and +25% CPU
+//     per request), with the automatic windows; quiet, then with another
 //     process loading both CPUs in bursts (200 ms busy, 300 ms idle, two
 //     threads). For every twin it reports what the batch decided on
 //     throughput, at which round, and the measured ratios of throughput
@@ -45,7 +46,7 @@ func main() {
 	flag.StringVar(&o.yardstick, "yardstick", "bin/yardstick", "the yardstick binary")
 	flag.StringVar(&o.sample, "sample", "bin/sample-go", "the Go sample target")
 	flag.StringVar(&o.out, "out", "", "keep the real runs' results here (default: a temporary directory, removed)")
-	flag.IntVar(&o.quiet, "quiet", 3, "real runs on the machine as it is")
+	flag.IntVar(&o.quiet, "quiet", 5, "real runs on the machine as it is")
 	flag.IntVar(&o.loaded, "loaded", 2, "real runs with both CPUs loaded in bursts")
 	flag.IntVar(&o.trials, "trials", 2000, "simulated adaptive batches per effect size")
 	flag.IntVar(&o.min, "min", 3, "adaptive repeats: the fewest rounds")
@@ -82,8 +83,8 @@ func run(ctx context.Context, o options) error {
 		if quiet, loaded, err = realRuns(ctx, o, dir); err != nil {
 			return err
 		}
-		printReal("quiet", quiet)
-		printReal("loaded in bursts", loaded)
+		printReal(o, "quiet", quiet)
+		printReal(o, "loaded in bursts", loaded)
 		if comp == nil {
 			c := measuredComponents(quiet)
 			comp = &c
