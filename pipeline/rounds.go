@@ -46,6 +46,22 @@ type BatchRounds struct {
 	// first, with windows.measure "auto" (chosen before each round from
 	// the starts before it); a rerun measures the same.
 	Measures []Duration `json:"measures,omitempty"`
+	// Settled are the points (by label) whose comparisons of the metrics
+	// that stop the rounds were all decided, each with the round after
+	// which they were: the point's cells of later rounds do not run, so
+	// that the rounds spend their starts where a comparison is still
+	// undecided. A rerun settles the same points after the same rounds.
+	Settled map[string]int `json:"settled,omitempty"`
+}
+
+// Skips says whether cell c of the batch is not needed: the rounds
+// stopped before its round, or its point was settled before it.
+func (b *BatchRounds) Skips(c *Cell) bool {
+	if b.Stopped != "" && c.Repeat > b.Ran {
+		return true
+	}
+	r, ok := b.Settled[c.Point.Label()]
+	return ok && c.Repeat > r
 }
 
 // Rounds are the adaptive batches' rounds files, by batch name.
@@ -69,6 +85,11 @@ func (d *RunDir) ReadRounds(p *Plan) (Rounds, error) {
 		if b.Min < 1 || b.Max < b.Min || b.Ran < 0 || b.Ran > b.Max || b.Fixed < 0 || b.Fixed > b.Max || b.Elapsed < 0 || b.Undecided < 0 || b.Undecided > b.Comparisons {
 			return nil, fmt.Errorf("%s: impossible rounds %+v", d.Path("rounds", name+".json"), b)
 		}
+		for pt, at := range b.Settled {
+			if at < 1 || at > b.Max {
+				return nil, fmt.Errorf("%s: point %q settled after round %d of %d", d.Path("rounds", name+".json"), pt, at, b.Max)
+			}
+		}
 		r[name] = b
 	}
 	return r, nil
@@ -83,10 +104,11 @@ func (d *RunDir) WriteRounds(batch string, b BatchRounds) error {
 }
 
 // NotNeeded says whether cell c is in a round of adaptive repeats that
-// will not run: its batch stopped before it.
+// will not run for it: its batch stopped before it, or its point was
+// settled before it (BatchRounds.Skips).
 func (r Rounds) NotNeeded(c *Cell) bool {
 	b, ok := r[c.Batch]
-	return ok && b.Stopped != "" && c.Repeat > b.Ran
+	return ok && b.Skips(c)
 }
 
 // Over says whether the batch's budget is spent after elapsed.

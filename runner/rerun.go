@@ -85,7 +85,7 @@ func rerunRounds(old, rd *pipeline.RunDir, p *pipeline.Plan) error {
 		if b.Ran == 0 {
 			continue
 		}
-		if err := rd.WriteRounds(name, pipeline.BatchRounds{Min: b.Min, Max: b.Max, Fixed: b.Ran, Measures: b.Measures}); err != nil {
+		if err := rd.WriteRounds(name, pipeline.BatchRounds{Min: b.Min, Max: b.Max, Fixed: b.Ran, Measures: b.Measures, Settled: b.Settled}); err != nil {
 			return err
 		}
 	}

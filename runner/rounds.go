@@ -22,7 +22,13 @@ import (
 // look of the sequential design, decide.Sequential), and the batch stops
 // once every comparison of the metrics it names (repeats.until:
 // throughput and p99 by default) is better, worse or equivalent, at max rounds, or when its budget is spent.
-// rounds/<batch>.json records how many ran.
+// A point whose comparisons are all decided before then is settled: its
+// cells of the later rounds do not run (a start then measures only the
+// points still undecided), so that the rounds' time goes where the
+// comparisons still need starts. A decision at a look is kept by the
+// later looks (decide.Looks), so the settled point's figures are those
+// its starts up to then measured, at that look's confidence.
+// rounds/<batch>.json records how many ran and which points settled.
 
 // runCells runs the plan's cells without a checkpoint: the batches with a
 // fixed number of repeats in one pass, then each batch with adaptive
@@ -64,7 +70,7 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 	var sum execute.Summary
 	for r := 1; r <= last && (st.Stopped == "" || r <= st.Ran); r++ {
 		began := time.Now()
-		eo.Filter = func(c *pipeline.Cell) bool { return c.Batch == b.Name && c.Repeat == r }
+		eo.Filter = func(c *pipeline.Cell) bool { return c.Batch == b.Name && c.Repeat == r && !st.Skips(c) }
 		eo.Stage = fmt.Sprintf("%s round %d of %d to %d:", b.Name, r, st.Min, last)
 		if st.Fixed > 0 {
 			eo.Stage = fmt.Sprintf("%s round %d of %d:", b.Name, r, last)
@@ -97,7 +103,7 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 	if st.Stopped != "" {
 		for i := range p.Cells {
 			c := &p.Cells[i]
-			if c.Batch == b.Name && c.Repeat > st.Ran && eo.Only.Selects(c) {
+			if c.Batch == b.Name && st.Skips(c) && eo.Only.Selects(c) {
 				sum.NotNeeded++
 			}
 		}
@@ -119,8 +125,14 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	if err != nil {
 		return fmt.Errorf("batch %s, round %d: %w", b.Name, r, err)
 	}
-	undecided := undecidedAfter(b, rows, r, st)
+	all, undecided := Look(b, rows, r)
+	st.Comparisons, st.Undecided = len(all), len(undecided)
 	u := b.UntilWords()
+	if r >= st.Min && r < last && len(undecided) > 0 && settles(p, b) {
+		for _, pt := range settle(st, all, r) {
+			fmt.Fprintf(w, "batch %s: %s decided after round %d (%s); its later rounds run without it\n", b.Name, pt, r, u)
+		}
+	}
 	// No comparison at all (every cell of the baseline, or of every
 	// candidate, failed so far) decides nothing: more starts may measure.
 	none := st.Comparisons == 0
@@ -156,15 +168,6 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	return nil
 }
 
-// undecidedAfter decides the batch's comparisons that stop it on
-// the cells measured after round r, counts them into st, and returns the
-// undecided ones.
-func undecidedAfter(b *pipeline.Batch, rows []datasets.Cell, r int, st *pipeline.BatchRounds) []datasets.Comparison {
-	all, undecided := Look(b, rows, r)
-	st.Comparisons, st.Undecided = len(all), len(undecided)
-	return undecided
-}
-
 // Look decides batch b's comparisons that stop its rounds on its cells
 // measured after round r, as the comparisons table will
 // (decide.Looks: each look at its own confidence, a comparison
@@ -195,6 +198,53 @@ func Look(b *pipeline.Batch, rows []datasets.Cell, r int) (all, undecided []data
 		}
 	}
 	return all, undecided
+}
+
+// settles says whether batch b's rounds may settle a point: every point
+// of its cells is measured on its own, in a closed loop or at a fixed
+// open-loop rate, none taking its rate from another point's peak in the
+// same start or sharing its start's load with a connection-holding
+// point.
+func settles(p *pipeline.Plan, b *pipeline.Batch) bool {
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		if c.Batch != b.Name {
+			continue
+		}
+		if pt := c.Point; pt.Mode != "closed" && (pt.Mode != "open" || pt.PeakFraction > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// settle records in st the points settled after round r: those not yet
+// settled at which every one of all, the comparisons that stop the
+// rounds (Look), is decided. It returns them, sorted.
+func settle(st *pipeline.BatchRounds, all []datasets.Comparison, r int) []string {
+	decided := map[string]bool{}
+	for _, c := range all {
+		if _, done := st.Settled[c.Point]; done {
+			continue
+		}
+		if d, seen := decided[c.Point]; !seen || d {
+			decided[c.Point] = c.Verdict != decide.Undecided
+		}
+	}
+	var out []string
+	for pt, d := range decided {
+		if d {
+			out = append(out, pt)
+		}
+	}
+	slices.Sort(out)
+	for _, pt := range out {
+		if st.Settled == nil {
+			st.Settled = map[string]int{}
+		}
+		st.Settled[pt] = r
+	}
+	return out
 }
 
 // parenthesised is s in parentheses after a space, or "".

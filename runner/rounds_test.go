@@ -3,9 +3,11 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"yardstick/datasets"
 	"yardstick/pipeline"
 )
 
@@ -53,6 +55,69 @@ func TestDecideRoundWithoutComparisons(t *testing.T) {
 		}
 		if strings.Contains(out, "busy") {
 			t.Errorf("round %d: no cell measured, yet the machine is called busy: %q", r, out)
+		}
+	}
+}
+
+// A point settles after a round once every comparison there that stops
+// the rounds is decided, not before, and keeps the round it settled
+// after; the cells of its later rounds are then not needed, those of
+// the points still undecided are.
+func TestSettle(t *testing.T) {
+	cmp := func(point, candidate, verdict string) datasets.Comparison {
+		return datasets.Comparison{Point: point, Candidate: candidate, Metric: "throughput", Verdict: verdict}
+	}
+	st := pipeline.BatchRounds{Min: 3, Max: 6}
+	got := settle(&st, []datasets.Comparison{
+		cmp("c8-p128", "b", "worse"), cmp("c8-p128", "c", "undecided"),
+		cmp("c32-p128", "b", "equivalent"), cmp("c32-p128", "c", "better"),
+	}, 3)
+	if !slices.Equal(got, []string{"c32-p128"}) || st.Settled["c32-p128"] != 3 || len(st.Settled) != 1 {
+		t.Fatalf("after round 3: settled %v (%v), want c32-p128 only, after round 3", got, st.Settled)
+	}
+	got = settle(&st, []datasets.Comparison{
+		cmp("c8-p128", "b", "worse"), cmp("c8-p128", "c", "worse"),
+		cmp("c32-p128", "b", "equivalent"), cmp("c32-p128", "c", "better"),
+	}, 4)
+	if !slices.Equal(got, []string{"c8-p128"}) || st.Settled["c32-p128"] != 3 || st.Settled["c8-p128"] != 4 {
+		t.Fatalf("after round 4: settled %v (%v), want c8-p128 after 4 and c32-p128 still after 3", got, st.Settled)
+	}
+	cell := func(c, r int) *pipeline.Cell {
+		n := 128
+		return &pipeline.Cell{Repeat: r, Point: pipeline.Point{Mode: "closed", Concurrency: c, Payload: &n}}
+	}
+	for _, tc := range []struct {
+		c, r int
+		skip bool
+	}{{32, 3, false}, {32, 4, true}, {8, 4, false}, {8, 5, true}, {16, 6, false}} {
+		if got := st.Skips(cell(tc.c, tc.r)); got != tc.skip {
+			t.Errorf("c%d round %d: skipped %v, want %v", tc.c, tc.r, got, tc.skip)
+		}
+	}
+	st.Stopped, st.Ran = pipeline.RoundsMax, 5
+	if !st.Skips(cell(16, 6)) || st.Skips(cell(16, 5)) {
+		t.Errorf("stopped after round 5: a round-6 cell must be skipped and a round-5 one of an unsettled point not")
+	}
+}
+
+// Only a batch whose points each measure on their own settles points:
+// not one with a fraction-of-peak rate or a connection-holding point.
+func TestSettles(t *testing.T) {
+	for _, tc := range []struct {
+		points []pipeline.Point
+		want   bool
+	}{
+		{[]pipeline.Point{{Mode: "closed", Concurrency: 8}, {Mode: "open", Rate: 1000}}, true},
+		{[]pipeline.Point{{Mode: "closed", Concurrency: 8}, {Mode: "open", PeakFraction: 0.5}}, false},
+		{[]pipeline.Point{{Mode: "closed", Concurrency: 8}, {Mode: "hold", Connections: 100}}, false},
+	} {
+		p := &pipeline.Plan{Batches: []pipeline.Batch{{Name: "main"}}}
+		for _, pt := range tc.points {
+			p.Cells = append(p.Cells, pipeline.Cell{Batch: "main", Point: pt})
+		}
+		p.Cells = append(p.Cells, pipeline.Cell{Batch: "other", Point: pipeline.Point{Mode: "hold"}})
+		if got := settles(p, &p.Batches[0]); got != tc.want {
+			t.Errorf("%v: settles %v, want %v", tc.points, got, tc.want)
 		}
 	}
 }
