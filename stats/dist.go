@@ -49,6 +49,15 @@ func TQuantile(p, df float64) float64 {
 	return (lo + hi) / 2
 }
 
+// TTail is P(T > t) for Student's t at df degrees of freedom, t >= 0;
+// the normal's at infinite df.
+func TTail(t, df float64) float64 {
+	if math.IsInf(df, 1) || df > 1e7 {
+		return 1 - NormalCDF(t)
+	}
+	return tTail(t, max(df, 1))
+}
+
 // tTail is P(T > t) for Student's t at df degrees of freedom, t >= 0.
 func tTail(t, df float64) float64 {
 	x := df / (df + t*t)
