@@ -21,7 +21,8 @@ func Compare(batch, point, candidate, baseline string, m Metric, base, cand []*d
 	key := strings.Join([]string{batch, point, candidate, baseline, m.Name}, "\x00")
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	o := Options{Margin: design.MarginOf(m.Name), LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64(), Confidence: design.Confidence}
+	o := Options{Margin: design.MarginOf(m.Name), LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64(), Confidence: design.Confidence,
+		BeyondMargin: design.BeyondMargin(m.Name)}
 	if m.HalfWidth == nil {
 		o.MinStarts = MinStarts
 	}

@@ -141,3 +141,55 @@ func TestDecideOutcomes(t *testing.T) {
 		t.Errorf("the same inputs and seed gave two intervals: %+v, %+v", again, same)
 	}
 }
+
+// TestDecideRule: the default rule claims a difference where the
+// interval excludes none and the ratio lies beyond the margin, which the
+// rule beyond-margin leaves undecided until the whole interval clears the
+// margin; both keep the A/A error rate, and a difference smaller than the
+// margin is seldom called better or worse: by the default rule in about
+// the interval's error rate (a difference of 3% against a 7% margin, with
+// intervals wider than the margin, is called worse when the interval
+// excludes 1, as often as a one-sided 2.5% test of a 3% difference
+// rejects), seldom better.
+func TestDecideRule(t *testing.T) {
+	base := []Start{{Value: 1000, HalfWidth: 0.02}, {Value: 1080, HalfWidth: 0.02}, {Value: 940, HalfWidth: 0.02}, {Value: 1010, HalfWidth: 0.02}}
+	cand := []Start{{Value: 880, HalfWidth: 0.02}, {Value: 900, HalfWidth: 0.02}, {Value: 830, HalfWidth: 0.02}, {Value: 870, HalfWidth: 0.02}}
+	d := Between(base, cand, Options{Margin: 0.07})
+	if d.Verdict != Worse || d.High >= 1 || d.High <= 0.93 || !strings.Contains(d.Reason, "excludes no difference and its ratio lies beyond the margin ±7.0%") {
+		t.Errorf("0.87x, interval below 1 but across 0.93: %+v", d)
+	}
+	strict := Between(base, cand, Options{Margin: 0.07, BeyondMargin: true})
+	if strict.Verdict != Undecided || strict.Kind != ReasonStraddles || strict.MoreStarts <= 0 || strict.Low != d.Low {
+		t.Errorf("the same under beyond-margin: %+v", strict)
+	}
+	// a ratio inside the margin whose interval excludes 1 and reaches past
+	// the margin: undecided, and the starts that would decide are those
+	// that fit the interval inside the margin
+	tight := []Start{{Value: 1000, HalfWidth: 0.01}, {Value: 1010, HalfWidth: 0.01}, {Value: 990, HalfWidth: 0.01}, {Value: 1005, HalfWidth: 0.01}}
+	near := []Start{{Value: 950, HalfWidth: 0.01}, {Value: 925, HalfWidth: 0.01}, {Value: 960, HalfWidth: 0.01}, {Value: 935, HalfWidth: 0.01}}
+	if d = Between(tight, near, Options{Margin: 0.07}); d.Verdict != Undecided || d.Ratio < 0.93 || d.High >= 1 || d.Low >= 0.93 || d.MoreStarts <= 0 {
+		t.Errorf("a ratio inside the margin, interval below 1: %+v", d)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const trials = 400
+	for _, c := range []struct {
+		ratio float64
+		max   float64 // the most better/worse allowed, as a fraction
+	}{{1, 0.05}, {0.97, 0.08}} {
+		for _, beyond := range []bool{false, true} {
+			claimed := 0
+			for i := range trials {
+				a, b := synth(rng, 4, 1000, 0.08, 0.03), synth(rng, 4, 1000*c.ratio, 0.08, 0.03)
+				v := Between(a, b, Options{Margin: 0.07, Seed: uint64(i), BeyondMargin: beyond}).Verdict
+				if v == Better || v == Worse {
+					claimed++
+				}
+			}
+			rate := float64(claimed) / trials
+			t.Logf("true ratio %.2f, margin 7%%, 4 starts a side at 8%% between, beyond-margin %v: better or worse %.3f", c.ratio, beyond, rate)
+			if rate > c.max {
+				t.Errorf("true ratio %.2f inside the margin (beyond-margin %v): better or worse in %.3f of %d", c.ratio, beyond, rate, trials)
+			}
+		}
+	}
+}

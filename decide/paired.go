@@ -56,6 +56,6 @@ func Paired(pairs []Pair, o Options) (d Decision) {
 	d.Baseline, d.Candidate = sb/fn, sc/fn
 	mean, hw := logRatioInterval(logs, 0)
 	d.Ratio, d.Low, d.High = math.Exp(mean), math.Exp(mean-hw), math.Exp(mean+hw)
-	d.decide(o.LowerIsBetter, hw, n)
+	d.decide(o.LowerIsBetter, o.BeyondMargin, hw, n)
 	return d
 }

@@ -121,7 +121,21 @@ type Fairness struct {
 	// starts than throughput for the same margin, so a batch may accept
 	// a wider one for them.
 	Margins map[string]float64 `json:"margins,omitempty"`
+	// Rule is how a difference is claimed: RuleDifference (also "") or
+	// RuleBeyondMargin. Empty unless declared, so that plans and cell ids
+	// of earlier runs stay as they were.
+	Rule string `json:"rule,omitempty"`
 }
+
+// The rules of a claimed difference (fairness.rule).
+const (
+	// RuleDifference, the default: better or worse when the interval
+	// excludes no difference and the ratio lies beyond the margin.
+	RuleDifference = "difference"
+	// RuleBeyondMargin: better or worse only when the whole interval lies
+	// beyond the margin.
+	RuleBeyondMargin = "beyond-margin"
+)
 
 // DefaultMargin is the margin of a batch that declares none.
 const DefaultMargin = 0.05

@@ -115,6 +115,7 @@ type jsonFairness struct {
 	// Margin is a number (every metric's margin) or an object of
 	// margins by metric (the others pipeline.DefaultMargin).
 	Margin json.RawMessage `json:"margin"`
+	Rule   string          `json:"rule"`
 }
 
 func (f jsonFairness) convert() pipeline.Fairness {
@@ -123,6 +124,7 @@ func (f jsonFairness) convert() pipeline.Fairness {
 		LogBytesPerRequest:      f.LogBytesPerRequest.convert(),
 		ResponseBytesPerRequest: f.ResponseBytesPerRequest.convert(),
 		Noise:                   pipeline.DefaultMargin,
+		Rule:                    f.Rule,
 	}
 	// the schema has checked the shape: a number, or numbers by metric
 	if json.Unmarshal(f.Margin, &out.Noise) != nil {

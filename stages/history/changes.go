@@ -68,8 +68,11 @@ func (s *Series) findChanges(runs []*Run, minSize int) error {
 		at := slices.IndexFunc(s.Points, func(p Point) bool { return p.Run == pts[c].Run })
 		r := runs[pts[c].Run]
 		ch := Change{At: at, Run: r.ID, Marks: r.Marks, Before: len(before), After: len(after)}
+		// The search put the change where the runs differ most, so an
+		// interval around it is optimistic: a change is claimed only
+		// where its whole interval lies beyond the margin.
 		ch.Decision = decide.Between(startsOf(before), startsOf(after), decide.Options{
-			Margin: s.Margin, LowerIsBetter: s.LowerIsBetter, Seed: seedOf(s.Cell(), s.Metric, r.ID)})
+			Margin: s.Margin, LowerIsBetter: s.LowerIsBetter, Seed: seedOf(s.Cell(), s.Metric, r.ID), BeyondMargin: true})
 		s.Changes = append(s.Changes, ch)
 	}
 	return nil

@@ -145,6 +145,9 @@ func fairnessText(b *pipeline.Batch) string {
 		}
 		margin = "margins " + strings.Join(own, ", ") + fmt.Sprintf(", every other metric ±%s", pct(f.Noise))
 	}
+	if f.Rule == pipeline.RuleBeyondMargin {
+		margin += " (a difference claimed only when its whole interval lies beyond the margin)"
+	}
 	parts := []string{margin}
 	if f.EventLoops > 0 {
 		parts = append(parts, fmt.Sprintf("event loops %d", f.EventLoops))

@@ -94,9 +94,9 @@ func verdicts(d *doc, b *analysis.Batch) {
 		what = "connections held, memory per connection and the heartbeats' p99 delay at the last step"
 	}
 	if b.Baseline != nil {
-		d.p("Decisions against %s, %s: the ratio with its 95%% interval, better or worse when the interval lies beyond the margin of %s, equivalent when it lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, what, margins(b), one)
+		d.p("Decisions against %s, %s: the ratio with its 95%% interval, better or worse when %s of %s, equivalent when the interval lies inside it, otherwise undecided (the reason follows).%s", b.Baseline.Label, what, b.Design().ClaimWords(), margins(b), one)
 	} else {
-		d.p("The best variant at each point, throughput and p99: named when its interval against the runner-up lies beyond the margin of %s, equivalent when inside it, else undecided.%s", margins(b), one)
+		d.p("The best variant at each point, throughput and p99: named when, against the runner-up, %s of %s, equivalent when the interval lies inside it, else undecided.%s", b.Design().ClaimWords(), margins(b), one)
 	}
 	d.list(items)
 }
@@ -181,7 +181,7 @@ func ratios(d *doc, b *analysis.Batch) {
 	if c := b.Confidence(); c > 0.95+1e-9 {
 		how = fmt.Sprintf("%s; adaptive repeats looked after every round, so each interval is at the level of the look that decided it or, undecided, of the last look (up to %.1f%%; comparisons.confidence has each), which keeps the false-alarm rate over all looks at 5%%", how, 100*c)
 	}
-	d.p("%s, and the outcome: better or worse when the interval lies beyond the margin of %s, equivalent inside it, undecided otherwise (reasons below the tables).", how, margins(b))
+	d.p("%s, and the outcome: better or worse when %s of %s%s, equivalent when the interval lies inside it, undecided otherwise (reasons below the tables).", how, b.Design().ClaimWords(), margins(b), b.Design().OthersWords())
 	var undecided []string
 	for _, p := range b.Points {
 		base := b.RepeatSet(b.Baseline, p)
@@ -235,7 +235,7 @@ func wins(d *doc, b *analysis.Batch) {
 		return
 	}
 	d.h(3, "Win counts per workload point")
-	d.p("A variant wins a workload point when its median is best and its interval against the runner-up lies beyond the margin (better); otherwise the point has no winner: equivalent (inside the margin) or undecided. Wins at points with an unfair cell are counted in brackets.")
+	d.p("A variant wins a workload point when its median is best and, against the runner-up, %s%s: better; otherwise the point has no winner: equivalent (inside the margin) or undecided. Wins at points with an unfair cell are counted in brackets.", b.Design().ClaimWords(), b.Design().OthersWords())
 	head := []string{"metric"}
 	for _, v := range b.Variants {
 		head = append(head, v.Label)

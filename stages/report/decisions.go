@@ -48,7 +48,7 @@ func decisionsSection(d *doc, batches []*analysis.Batch) {
 		level = fmt.Sprintf("interval (up to %.1f%%: adaptive repeats spend the 5%% error over their looks)", 100*conf)
 	}
 	d.chart(&chartFile{File: "decisions.svg", Title: ch.title, SVG: ch.svg()})
-	d.table("Candidate / baseline of the means over the starts, with its "+level+"; better or worse beyond the margin, equivalent inside it, else undecided (why, in the last column)",
+	d.table("Candidate / baseline of the means over the starts, with its "+level+"; better or worse when the interval excludes no difference and the ratio lies beyond the margin (or the whole interval does, where a batch declares the rule beyond-margin), equivalent when the interval lies inside the margin, else undecided (why, in the last column)",
 		[]string{"comparison", "metric", "ratio", "interval", "outcome", "why undecided"}, rows)
 }
 

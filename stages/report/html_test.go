@@ -25,7 +25,7 @@ func TestHTMLFirstScreen(t *testing.T) {
 			t.Errorf("the first screen lacks %q", want)
 		}
 	}
-	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.53, 1.90] worse</li>") {
+	if !strings.Contains(h, "<li>jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.49, 1.95] worse</li>") {
 		t.Error("report.html lacks the verdict of jvm-g1 against go in words")
 	}
 	// The failed checks' details are folded under their one-line summary.

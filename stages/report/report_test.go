@@ -102,7 +102,7 @@ func TestGoldenMarkdown(t *testing.T) {
 		"nagle_floor", "UNFAIR 1 (nagle_floor)", "failed 1", // unfair and failed cells marked
 		"| 7% |", "CPU sets: target 0, load generator 1", // preconditions
 		"had the highest throughput in", "1 of 4 were equivalent", "1 of 4 undecided", // wins
-		"- jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.53, 1.90] worse",                                              // decisions
+		"- jvm-g1 vs go at c32-p128: throughput 1.20x [1.18, 1.21] better; p99 1.71x [1.49, 1.95] worse",                                              // decisions
 		"- at c32-p128: highest throughput undecided (jvm-512m ahead, one start a side: no noise between starts; 3 starts per side would measure it)", // no baseline: the best, undecided
 		"No baseline declared for batch heap", // the heap batch has none
 		"### Heap gradient", "### Peak throughput per payload", "### Steady state",

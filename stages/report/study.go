@@ -138,7 +138,7 @@ func answerDimensions(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 			}
 			sentences = append(sentences, fmt.Sprintf("%s against %s: %s", v.Label, b.Baseline.Label, strings.Join(parts, "; ")))
 		}
-		d.p("Batch %s (%d variants, margin %s): better or worse when the 95%% interval of the ratio lies beyond the margin at every workload point, equivalent when inside it, otherwise undecided.", b.Name, len(b.Variants), margins(b))
+		d.p("Batch %s (%d variants, margin %s): better or worse when %s (its 95%% interval) at every workload point, equivalent when the interval lies inside it, otherwise undecided.", b.Name, len(b.Variants), margins(b), b.Design().ClaimWords())
 		d.list(sentences)
 		decisionChart(d, b)
 		d.table(preconditions(b), []string{"dimension", "variant", "outcome", "per workload point (ratio to " + b.Baseline.Label + ", 95% interval, or why undecided)"}, rows)
@@ -249,7 +249,7 @@ func answerCrossover(d *doc, batches []*analysis.Batch) {
 			sentences = append(sentences, name+": "+crossings(pts, leaders))
 			rows = append(rows, []string{name, strings.Join(cells, "; ")})
 		}
-		d.p("Batch %s, throughput leader along concurrency (a leader: its interval against the runner-up lies beyond the margin of %s; otherwise equivalent or undecided):", b.Name, margins(b))
+		d.p("Batch %s, throughput leader along concurrency (a leader: against the runner-up, %s of %s; otherwise equivalent or undecided):", b.Name, b.Design().ClaimWords(), margins(b))
 		d.list(sentences)
 		d.table(preconditions(b), []string{"payload", "throughput leader per concurrency"}, rows)
 	}
@@ -354,7 +354,7 @@ func answerWinners(d *doc, t *analysis.Tables, batches []*analysis.Batch) {
 		}
 	}
 	d.list(sentences)
-	d.table("Winners per batch and workload point (a winner: its 95% interval against the runner-up lies beyond the margin; otherwise equivalent or undecided)", head, rows)
+	d.table("Winners per batch and workload point (a winner: against the runner-up, its 95% interval excludes no difference and its ratio lies beyond the margin, or its whole interval does under the rule beyond-margin; otherwise equivalent or undecided)", head, rows)
 	rssStartEnd(d, t, batches)
 	varied(d, t)
 }

@@ -7,6 +7,7 @@ import (
 
 	"yardstick/datasets"
 	"yardstick/decide"
+	"yardstick/pipeline"
 	"yardstick/stats"
 )
 
@@ -367,11 +368,15 @@ func (b *Batch) Confidence() float64 {
 // Design is the batch's margins, at 95%: the plain margin (the batches
 // table's), and per metric the margin its comparisons table rows were
 // decided with (the tables keep no other record of a margin declared
-// per metric), else the plan's.
+// per metric), else the plan's; and the plan's rule and question.
 func (b *Batch) Design() decide.Design {
 	d := decide.Design{Margin: b.Noise, Margins: b.margins}
 	if len(d.Margins) == 0 && b.Plan != nil {
 		d.Margins = b.Plan.Fairness.Margins
+	}
+	if b.Plan != nil {
+		d.Rule = b.Plan.Fairness.Rule
+		d.Question = decide.DesignOf(b.Plan, pipeline.BatchRounds{}).Question
 	}
 	return d
 }
