@@ -36,9 +36,11 @@ type SimModel struct {
 	Min, Max int
 	// Until are the metrics whose decisions stop the rounds (repeats.until;
 	// empty: throughput and p99).
-	Until      []string
-	Margin     float64
-	Margins    map[string]float64
+	Until   []string
+	Margin  float64
+	Margins map[string]float64
+	// Rule is fairness.rule: "" (difference) or pipeline.RuleBeyondMargin.
+	Rule       string
 	Ratio      float64
 	Throughput Components
 	P99        Components
@@ -50,10 +52,11 @@ type SimResult struct {
 	// Outcomes counts each metric's final verdicts ("throughput",
 	// "latency_p99"), by verdict.
 	Outcomes map[string]map[string]int
-	// FalseAlarms counts the runs with a verdict on the wrong side of the
-	// truth on either metric: better or worse on the wrong side of the
-	// margin, or better/worse at all when the truth lies inside it.
-	FalseAlarms int
+	// FalseAlarms counts, per metric, the runs with a verdict on the
+	// wrong side of the truth: better or worse on the wrong side of the
+	// margin, or better/worse at all when the truth lies inside it, or
+	// equivalent when it lies beyond it.
+	FalseAlarms map[string]int
 	// Covered counts, per metric, the runs whose interval at the look
 	// they stopped at held the true ratio.
 	Covered map[string]int
@@ -77,11 +80,11 @@ func (r SimResult) MedianRounds() float64 {
 func Simulate(m SimModel, trials int, seed uint64) SimResult {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	b := &pipeline.Batch{Name: "sim", Baseline: "base", Repeats: m.Max, RepeatsMin: m.Min,
-		Fairness: pipeline.Fairness{Noise: m.Margin, Margins: m.Margins}, RepeatsUntil: m.Until}
+		Fairness: pipeline.Fairness{Noise: m.Margin, Margins: m.Margins, Rule: m.Rule}, RepeatsUntil: m.Until}
 	if m.Min >= m.Max {
 		b.RepeatsMin = 0 // one look: a fixed number of starts
 	}
-	res := SimResult{Trials: trials, Outcomes: map[string]map[string]int{}, Covered: map[string]int{}}
+	res := SimResult{Trials: trials, Outcomes: map[string]map[string]int{}, Covered: map[string]int{}, FalseAlarms: map[string]int{}}
 	truth := map[string]float64{"throughput": m.Ratio, "latency_p99": 1 / m.Ratio}
 	for range trials {
 		var cells []datasets.Cell
@@ -99,7 +102,6 @@ func Simulate(m SimModel, trials int, seed uint64) SimResult {
 			}
 		}
 		res.Rounds = append(res.Rounds, rounds)
-		wrong := false
 		for _, c := range final {
 			if res.Outcomes[c.Metric] == nil {
 				res.Outcomes[c.Metric] = map[string]int{}
@@ -109,10 +111,9 @@ func Simulate(m SimModel, trials int, seed uint64) SimResult {
 			if c.CILow != nil && c.CIHigh != nil && *c.CILow <= t && t <= *c.CIHigh {
 				res.Covered[c.Metric]++
 			}
-			wrong = wrong || wrongVerdict(c, t)
-		}
-		if wrong {
-			res.FalseAlarms++
+			if wrongVerdict(c, t) {
+				res.FalseAlarms[c.Metric]++
+			}
 		}
 	}
 	return res
@@ -161,8 +162,8 @@ func (r SimResult) String() string {
 	slices.Sort(metrics)
 	for _, m := range metrics {
 		o := r.Outcomes[m]
-		s += fmt.Sprintf("%s: better %.3f, worse %.3f, equivalent %.3f, undecided %.3f, coverage %.3f; ", m,
-			r.Rate(o[decide.Better]), r.Rate(o[decide.Worse]), r.Rate(o[decide.Equivalent]), r.Rate(o[decide.Undecided]), r.Rate(r.Covered[m]))
+		s += fmt.Sprintf("%s: better %.3f, worse %.3f, equivalent %.3f, undecided %.3f, false alarms %.3f, coverage %.3f; ", m,
+			r.Rate(o[decide.Better]), r.Rate(o[decide.Worse]), r.Rate(o[decide.Equivalent]), r.Rate(o[decide.Undecided]), r.Rate(r.FalseAlarms[m]), r.Rate(r.Covered[m]))
 	}
-	return s + fmt.Sprintf("false alarms %.3f, median rounds %.1f", r.Rate(r.FalseAlarms), r.MedianRounds())
+	return s + fmt.Sprintf("median rounds %.1f", r.MedianRounds())
 }

@@ -8,15 +8,19 @@ import "testing"
 var simThroughput, simP99 = Components{Between: 0.10, Within: 0.03}, Components{Between: 0.17, Within: 0.08}
 
 // TestSimulateFalseAlarms: the adaptive rounds, simulated through Look,
-// call an A/A pair better or worse in at most 5% of runs although they
-// look after every round from 3 to 8; a 25% difference is called worse
-// on throughput, never better.
+// call an A/A pair better or worse on each metric of their question
+// about as often as their 5% says (at most 8% of these 200 seeded runs;
+// looking at a 95% interval after every round from 3 to 8 would call
+// about 13%), although they look after every round; a 25% difference is
+// called worse on throughput, never better.
 func TestSimulateFalseAlarms(t *testing.T) {
 	const trials = 200
 	aa := Simulate(SimModel{Min: 3, Max: 8, Margin: 0.05, Margins: map[string]float64{"latency_p99": 0.15}, Ratio: 1, Throughput: simThroughput, P99: simP99}, trials, 1)
 	t.Logf("A/A: %s", aa)
-	if r := aa.Rate(aa.FalseAlarms); r > 0.05 {
-		t.Errorf("A/A false alarms %.3f of %d runs, want at most 0.05", r, trials)
+	for _, m := range []string{"throughput", "latency_p99"} {
+		if r := aa.Rate(aa.FalseAlarms[m]); r > 0.08 {
+			t.Errorf("A/A %s: false alarms %.3f of %d runs, want at most 0.08", m, r, trials)
+		}
 	}
 	slow := Simulate(SimModel{Min: 3, Max: 8, Margin: 0.05, Margins: map[string]float64{"latency_p99": 0.15}, Ratio: 0.75, Throughput: simThroughput, P99: simP99}, trials, 2)
 	t.Logf("25%% slower: %s", slow)
