@@ -195,6 +195,10 @@ type Window struct {
 	Auto         bool          `json:"auto,omitempty"`
 	WarmupMax    time.Duration `json:"warmup_max_ns,omitempty"`
 	WarmupCapped bool          `json:"warmup_capped,omitempty"`
+	// Remeasured counts the kept windows an adaptive warm-up started
+	// again because the window had not been steady in throughput: the
+	// warm-up (Warmup) holds them.
+	Remeasured int `json:"remeasured,omitempty"`
 	// LoadStart is when the load generator was told to start; KeptStart
 	// and KeptEnd bound the kept window.
 	LoadStart time.Time `json:"load_start"`

@@ -299,6 +299,11 @@ func (c *cellRun) onInterval(iv loadgen.Interval) {
 		if steady := c.detector.Add(pi); steady || done >= c.capAt {
 			c.endWarmup(done, !steady)
 		}
+	} else if c.detector != nil {
+		c.detector.Observe(pi)
+	}
+	if c.keptTo >= 0 && done >= c.keptTo && !c.ended {
+		c.remeasure(done)
 	}
 	if c.kept == nil && c.keptFrom >= 0 && done >= c.keptFrom {
 		o := c.mark()
@@ -312,6 +317,32 @@ func (c *cellRun) onInterval(iv loadgen.Interval) {
 		c.end, c.ended = c.mark(), true
 		c.stopLoad()
 	}
+}
+
+// remeasure starts an adaptive kept window again when the one that
+// ended at interval done was not steady in throughput (Detector.Window):
+// the detector took a plateau of a warm-up for a steady state (a JVM
+// flat for two seconds, then twice as fast once C2 has compiled), and
+// the window holds the climb. The load goes on: what came before is
+// warm-up, and a window as long starts now. It does so while the
+// warm-up stays within its cap (warmupMax), so the load never runs
+// longer than warm-up cap and window; a window still unsteady then is
+// kept, and its drift widens the start's interval. A window that stopped
+// at the cap without a steady state is not measured again. The new
+// window's start is marked at once, by the caller, as any kept window's.
+func (c *cellRun) remeasure(done int) {
+	if c.detector == nil || c.cp.Window.WarmupCapped || done > c.capAt {
+		return
+	}
+	k := c.keptTo - c.keptFrom
+	if k < 3 || c.detector.Window(k) {
+		return
+	}
+	c.kept = nil
+	c.keptFrom, c.keptTo = done, done+k
+	c.cp.Window.Warmup = time.Duration(done) * c.step
+	c.cp.Window.Remeasured++
+	c.r.prog.note(fmt.Sprintf("%s: window not steady in throughput, measured again after %s of load", c.c.Name, c.cp.Window.Warmup))
 }
 
 // endWarmup ends an adaptive warm-up after n intervals: the kept window

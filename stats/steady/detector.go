@@ -33,24 +33,47 @@ type Detector struct {
 // steady state at least For intervals long. It judges every few
 // intervals, and a short last interval not at all.
 func (d *Detector) Add(iv pipeline.Interval) bool {
+	if !d.Observe(iv) {
+		return false
+	}
+	if d.added < d.For+changepoint.DefaultMinSize || d.added%checkEvery != 0 {
+		return false
+	}
+	return Steady(d.x[max(0, len(d.x)-d.keep()):], d.For, d.Band, changepoint.HigherIsBetter) && d.p99Steady()
+}
+
+// Observe appends one interval without judging: after the warm-up, so
+// that Window can judge the kept window in the context of the load
+// before it. It reports whether the interval was taken (a short last
+// interval is not).
+func (d *Detector) Observe(iv pipeline.Interval) bool {
 	if d.step == 0 {
 		d.step = iv.DurationUS
 	}
 	if iv.DurationUS*2 < d.step {
 		return false
 	}
-	// Only the recent past matters, and a long warm-up must not make
-	// each analysis slower than the one before.
-	keep := max(detectorSpan, 4*d.For)
-	d.x = trim(append(d.x, iv.RPS()), keep)
+	d.x = trim(append(d.x, iv.RPS()), d.keep())
 	d.tail = trim(append(d.tail, iv), d.p99Span())
 	d.bars = trim(append(d.bars, nil), d.p99Span())
 	d.decoded = trim(append(d.decoded, false), d.p99Span())
 	d.added++
-	if d.added < d.For+changepoint.DefaultMinSize || d.added%checkEvery != 0 {
-		return false
-	}
-	return Steady(d.x[max(0, len(d.x)-keep):], d.For, d.Band, changepoint.HigherIsBetter) && d.p99Steady()
+	return true
+}
+
+// keep is how many of the latest intervals are analysed: only the
+// recent past matters, and a long warm-up must not make each analysis
+// slower than the one before.
+func (d *Detector) keep() int { return max(detectorSpan, 4*d.For) }
+
+// Window says whether the last k intervals observed lie in a steady
+// state of the throughput series so far (Steady: its final steady
+// segment holds them, and they drift no further than the band or the
+// series' own noise). A kept window that fails it was cut from a load
+// still changing: a warm-up the detector took for steady (a JIT's
+// plateau before its next tier compiles).
+func (d *Detector) Window(k int) bool {
+	return Steady(d.x[max(0, len(d.x)-d.keep()):], k, d.Band, changepoint.HigherIsBetter)
 }
 
 // detectorSpan is how many of the latest intervals a Detector analyses at

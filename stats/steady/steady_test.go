@@ -415,3 +415,49 @@ func TestP99OnTheEdgeOfATail(t *testing.T) {
 		t.Errorf("p99 on the edge of a tail, flat load: not steady: %+v", got.P99)
 	}
 }
+
+// Window judges the last intervals observed after the warm-up: a JIT's
+// plateau that the detector took for steady, then a climb to twice the
+// rate inside the window, is not a steady window; the same window after
+// the climb has levelled off is, and so is a flat one.
+func TestDetectorWindow(t *testing.T) {
+	plateau := func(i int) float64 {
+		switch {
+		case i < 30:
+			return 6000
+		case i < 50:
+			return 6000 + 6000*float64(i-30)/20
+		}
+		return 12000
+	}
+	ivs := load(t, 21, plateau, flat(1000), 120, 0.04)
+	d := &Detector{For: 20, Band: 0.07}
+	steadyAt := -1
+	for i, iv := range ivs[:30] {
+		if d.Add(iv) && steadyAt < 0 {
+			steadyAt = i + 1
+		}
+	}
+	if steadyAt < 0 {
+		t.Fatalf("the plateau of 3 s was not taken for steady; the case needs it")
+	}
+	for _, iv := range ivs[30:55] {
+		d.Observe(iv)
+	}
+	if d.Window(25) {
+		t.Errorf("a window holding a climb from 6,000 to 12,000 rps judged steady")
+	}
+	for _, iv := range ivs[55:120] {
+		d.Observe(iv)
+	}
+	if !d.Window(25) {
+		t.Errorf("a window 2 s after the climb levelled off judged not steady")
+	}
+	f := &Detector{For: 20, Band: 0.07}
+	for _, iv := range load(t, 22, flat(8000), flat(1000), 80, 0.04) {
+		f.Observe(iv)
+	}
+	if !f.Window(30) {
+		t.Errorf("a flat window judged not steady")
+	}
+}
