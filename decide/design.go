@@ -47,10 +47,7 @@ func (d Design) BeyondMargin(name string) bool {
 
 // MarginOf is the margin of the metric named name.
 func (d Design) MarginOf(name string) float64 {
-	if m, ok := d.Margins[name]; ok {
-		return m
-	}
-	return d.Margin
+	return pipeline.Fairness{Noise: d.Margin, Margins: d.Margins}.MarginOf(name)
 }
 
 // ClaimWords says when a difference in one of the question's metrics is

@@ -137,6 +137,15 @@ const (
 	RuleBeyondMargin = "beyond-margin"
 )
 
+// MarginOf is the margin of the compared metric called name: its own,
+// or the batch's.
+func (f Fairness) MarginOf(name string) float64 {
+	if m, ok := f.Margins[name]; ok {
+		return m
+	}
+	return f.Noise
+}
+
 // DefaultMargin is the margin of a batch that declares none.
 const DefaultMargin = 0.05
 

@@ -319,11 +319,13 @@ func (c *cellRun) onInterval(iv loadgen.Interval) {
 	}
 }
 
-// remeasure starts an adaptive kept window again when the one that
-// ended at interval done was not steady in throughput (Detector.Window):
-// the detector took a plateau of a warm-up for a steady state (a JVM
-// flat for two seconds, then twice as fast once C2 has compiled), and
-// the window holds the climb. The load goes on: what came before is
+// remeasure starts an adaptive kept window again when the throughput of
+// the one that ended at interval done rose through it by more than the
+// batch's throughput margin and its own noise (Detector.Rising): the
+// detector took a plateau of a warm-up for a steady state (a JVM flat
+// for two seconds, then twice as fast once C2 has compiled), and the
+// window holds the climb. A window that wanders or slows down is kept:
+// another would measure the same, and its drift widens its interval. The load goes on: what came before is
 // warm-up, and a window as long starts now. It does so while the
 // warm-up stays within its cap (warmupMax), so the load never runs
 // longer than warm-up cap and window; a window still unsteady then is
@@ -335,14 +337,14 @@ func (c *cellRun) remeasure(done int) {
 		return
 	}
 	k := c.keptTo - c.keptFrom
-	if k < 3 || c.detector.Window(k) {
+	if !c.detector.Rising(k, c.b.Fairness.MarginOf("throughput")) {
 		return
 	}
 	c.kept = nil
 	c.keptFrom, c.keptTo = done, done+k
 	c.cp.Window.Warmup = time.Duration(done) * c.step
 	c.cp.Window.Remeasured++
-	c.r.prog.note(fmt.Sprintf("%s: window not steady in throughput, measured again after %s of load", c.c.Name, c.cp.Window.Warmup))
+	c.r.prog.note(fmt.Sprintf("%s: throughput rose through the window (still warming up), measured again after %s of load", c.c.Name, c.cp.Window.Warmup))
 }
 
 // endWarmup ends an adaptive warm-up after n intervals: the kept window

@@ -66,14 +66,26 @@ func (d *Detector) Observe(iv pipeline.Interval) bool {
 // slower than the one before.
 func (d *Detector) keep() int { return max(detectorSpan, 4*d.For) }
 
-// Window says whether the last k intervals observed lie in a steady
-// state of the throughput series so far (Steady: its final steady
-// segment holds them, and they drift no further than the band or the
-// series' own noise). A kept window that fails it was cut from a load
-// still changing: a warm-up the detector took for steady (a JIT's
-// plateau before its next tier compiles).
-func (d *Detector) Window(k int) bool {
-	return Steady(d.x[max(0, len(d.x)-d.keep()):], k, d.Band, changepoint.HigherIsBetter)
+// Rising says whether the throughput of the last k intervals observed
+// rose through them: from their first third to their last by more than
+// least, the band, and three standard errors of the series' own
+// long-run noise. Such a window was cut from a load still warming up,
+// which the detector took for steady (a JIT's plateau before its next
+// tier compiles). A window that drifts down, or wanders within its
+// noise, is no warm-up: measuring it again would measure the same.
+func (d *Detector) Rising(k int, least float64) bool {
+	x := d.x[max(0, len(d.x)-d.keep()):]
+	if k < 3 || len(x) < max(k, 2*changepoint.DefaultMinSize) {
+		return false
+	}
+	r, err := changepoint.Classify(x, changepoint.Options{
+		Direction: changepoint.HigherIsBetter, RelTol: max(d.Band, changepoint.DefaultRelTol), MinSteady: k,
+	})
+	if err != nil {
+		return false
+	}
+	w, err := r.Window(x, len(x)-k, len(x))
+	return err == nil && w.Change > max(w.Band, least)
 }
 
 // detectorSpan is how many of the latest intervals a Detector analyses at

@@ -416,10 +416,10 @@ func TestP99OnTheEdgeOfATail(t *testing.T) {
 	}
 }
 
-// Window judges the last intervals observed after the warm-up: a JIT's
+// Rising judges the last intervals observed after the warm-up: a JIT's
 // plateau that the detector took for steady, then a climb to twice the
-// rate inside the window, is not a steady window; the same window after
-// the climb has levelled off is, and so is a flat one.
+// rate inside the window, is rising; the same window after the climb
+// has levelled off is not, nor is a flat one or one slowing down.
 func TestDetectorWindow(t *testing.T) {
 	plateau := func(i int) float64 {
 		switch {
@@ -444,20 +444,28 @@ func TestDetectorWindow(t *testing.T) {
 	for _, iv := range ivs[30:55] {
 		d.Observe(iv)
 	}
-	if d.Window(25) {
-		t.Errorf("a window holding a climb from 6,000 to 12,000 rps judged steady")
+	if !d.Rising(25, 0.07) {
+		t.Errorf("a window holding a climb from 6,000 to 12,000 rps not judged rising")
 	}
 	for _, iv := range ivs[55:120] {
 		d.Observe(iv)
 	}
-	if !d.Window(25) {
-		t.Errorf("a window 2 s after the climb levelled off judged not steady")
+	if d.Rising(25, 0.07) {
+		t.Errorf("a window 2 s after the climb levelled off judged rising")
 	}
 	f := &Detector{For: 20, Band: 0.07}
 	for _, iv := range load(t, 22, flat(8000), flat(1000), 80, 0.04) {
 		f.Observe(iv)
 	}
-	if !f.Window(30) {
-		t.Errorf("a flat window judged not steady")
+	if f.Rising(30, 0.07) {
+		t.Errorf("a flat window judged rising")
+	}
+	// a load that slows down through the window is no warm-up
+	s := &Detector{For: 20, Band: 0.07}
+	for _, iv := range load(t, 23, func(i int) float64 { return 10000 - 60*float64(max(i-40, 0)) }, flat(1000), 80, 0.03) {
+		s.Observe(iv)
+	}
+	if s.Rising(30, 0.07) {
+		t.Errorf("a window slowing from 10,000 to 7,600 rps judged rising")
 	}
 }
