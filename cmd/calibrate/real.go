@@ -49,19 +49,31 @@ TARGETS		}
 }
 `
 
-// A twinResult is what one real run decided of one twin.
+// A twinResult is what one real run decided of one twin, under each
+// rule of a claimed difference.
 type twinResult struct {
 	name string
-	// verdict is the throughput decision the comparisons table has, and
-	// round the round of the look that decided it (0: undecided).
+	// ratio is the measured throughput ratio over every start; cpu the
+	// ratio of CPU per request (what the extra work cost).
+	ratio, cpu float64
+	// by is the adaptive decision under each rule (rules).
+	by [2]ruleResult
+}
+
+// A ruleResult is the throughput decision the adaptive rounds reach
+// under one rule on a run's starts: the verdict and round of the first
+// look that decided it (round 0: undecided after every look), and for the
+// A/A pair the other metrics called better or worse at the look the
+// rounds would stop at (every one is wrong).
+type ruleResult struct {
 	verdict string
 	round   int
-	// ratio is the measured throughput ratio; cpu the ratio of CPU per
-	// request (what the extra work cost); others p99, p50, ... verdicts
-	// that were better or worse (for the A/A pair, every one is wrong).
-	ratio, cpu float64
-	wrong      []string
+	wrong   []string
 }
+
+// rules are the rules of a claimed difference the real runs are decided
+// by, on the same starts.
+var rules = [2]string{pipeline.RuleDifference, pipeline.RuleBeyondMargin}
 
 // A runResult is one real run.
 type runResult struct {
@@ -133,11 +145,11 @@ func realRun(ctx context.Context, o options, dir string, busy bool) (runResult, 
 			return runResult{}, fmt.Errorf("yardstick run: %w\n%s", err, out)
 		}
 	}
-	return readRun(results)
+	return readRun(results, o)
 }
 
 // readRun reads the one calibration run under results.
-func readRun(results string) (runResult, error) {
+func readRun(results string, o options) (runResult, error) {
 	m, _ := filepath.Glob(filepath.Join(results, "calibration", pipeline.RunIDPrefix+"*"))
 	if len(m) != 1 {
 		return runResult{}, fmt.Errorf("want one run under %s, found %v", results, m)
@@ -169,49 +181,60 @@ func readRun(results string) (runResult, error) {
 	}
 	b := p.Batch("main")
 	for _, t := range twins {
-		r.twins = append(r.twins, twinOf(t.name, b, cells, rows, st))
+		r.twins = append(r.twins, twinOf(t.name, b, cells, rows, min(st.Ran, max(o.max, 1)), o.min))
 	}
 	return r, nil
 }
 
-// twinOf is what the run decided of twin name.
-func twinOf(name string, b *pipeline.Batch, cells []datasets.Cell, rows []datasets.Comparison, st pipeline.BatchRounds) twinResult {
-	t := twinResult{name: name, verdict: decide.Undecided, ratio: math.NaN(), cpu: math.NaN()}
+// twinOf is what the run's starts decide of twin name: the ratios over
+// every start (the comparisons table, all rounds), and under each rule
+// the decision of adaptive rounds from min to the rounds that ran,
+// looked at after each round as the rounds look (decide.Looks with the
+// batch's repeats made adaptive): each look on the starts of the rounds
+// so far, the first look that decides throughput the one the rounds
+// would stop at.
+func twinOf(name string, b *pipeline.Batch, cells []datasets.Cell, rows []datasets.Comparison, ran, minRounds int) twinResult {
+	t := twinResult{name: name, ratio: math.NaN(), cpu: math.NaN()}
 	for _, c := range rows {
-		if c.Candidate != name {
-			continue
-		}
 		switch {
+		case c.Candidate != name || c.Ratio == nil:
 		case c.Metric == "throughput":
-			t.verdict = c.Verdict
-			if c.Ratio != nil {
-				t.ratio = *c.Ratio
-			}
-		case c.Metric == "cpu_per_request" && c.Ratio != nil:
+			t.ratio = *c.Ratio
+		case c.Metric == "cpu_per_request":
 			t.cpu = *c.Ratio
 		}
-		if name == "same" && (c.Verdict == decide.Better || c.Verdict == decide.Worse) {
-			t.wrong = append(t.wrong, c.Metric+" "+c.Verdict)
-		}
 	}
-	// the round of the look that decided throughput: the first look
-	// whose rows (as the comparisons table keeps them) are decided
-	ptrs := make([]*datasets.Cell, len(cells))
+	ptrs := make([]*datasets.Cell, 0, len(cells))
 	for i := range cells {
-		ptrs[i] = &cells[i]
+		if cells[i].Variant == name || cells[i].Variant == "base" {
+			ptrs = append(ptrs, &cells[i])
+		}
 	}
-	for look := b.RepeatsMin; look <= st.Ran && t.verdict != decide.Undecided; look++ {
-		var in []*datasets.Cell
-		for _, c := range ptrs {
-			if c.Repeat <= int64(look) {
-				in = append(in, c)
+	for k, rule := range rules {
+		ab := *b
+		ab.RepeatsMin, ab.Repeats, ab.RepeatsUntil = minRounds, ran, []string{"throughput"}
+		ab.Fairness.Rule = rule
+		res := ruleResult{verdict: decide.Undecided}
+		var last []datasets.Comparison
+		for look := minRounds; look <= ran; look++ {
+			var in []*datasets.Cell
+			for _, c := range ptrs {
+				if c.Repeat <= int64(look) {
+					in = append(in, c)
+				}
+			}
+			last = decide.Looks(&ab, in, "base", pipeline.BatchRounds{Ran: look})
+			if i := slices.IndexFunc(last, func(c datasets.Comparison) bool { return c.Metric == "throughput" }); i >= 0 && last[i].Verdict != decide.Undecided {
+				res.verdict, res.round = last[i].Verdict, look
+				break
 			}
 		}
-		for _, c := range decide.Looks(b, in, "base", pipeline.BatchRounds{Ran: look}) {
-			if c.Candidate == name && c.Metric == "throughput" && c.Verdict != decide.Undecided && t.round == 0 {
-				t.round = look
+		for _, c := range last {
+			if name == "same" && (c.Verdict == decide.Better || c.Verdict == decide.Worse) {
+				res.wrong = append(res.wrong, c.Metric+" "+c.Verdict)
 			}
 		}
+		t.by[k] = res
 	}
 	return t
 }
@@ -242,33 +265,46 @@ func freePort() int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// printReal prints the real runs of one condition.
+// printReal prints the real runs of one condition, decided by each rule
+// on the same starts.
 func printReal(o options, condition string, runs []runResult) {
 	if len(runs) == 0 {
 		return
 	}
-	fmt.Printf("\nreal runs, %s (%d): throughput decisions against the baseline, repeats %d to %d\n", condition, len(runs), o.min, o.max)
-	fmt.Printf("  %-5s %-9s %-28s %-24s %s\n", "twin", "work", "verdicts (round decided)", "throughput ratio", "CPU/request ratio")
-	for i, t := range twins {
-		var vs []string
-		var ratios, cpus []float64
-		var wrong []string
-		for _, r := range runs {
-			tr := r.twins[i]
-			v := tr.verdict
-			if tr.round > 0 {
-				v += fmt.Sprintf("(%d)", tr.round)
+	fmt.Printf("\nreal runs, %s (%d): throughput decisions against the baseline, adaptive rounds %d to %d looked at on each run's starts\n", condition, len(runs), o.min, o.max)
+	for k, rule := range rules {
+		fmt.Printf(" rule %s:\n", rule)
+		fmt.Printf("  %-5s %-9s %-44s %-14s %-24s %s\n", "twin", "work", "verdicts (round decided)", "median rounds", "throughput ratio", "CPU/request ratio")
+		for i, t := range twins {
+			var vs []string
+			var ratios, cpus, rounds []float64
+			var wrong []string
+			for _, r := range runs {
+				tr := r.twins[i]
+				res := tr.by[k]
+				v := res.verdict
+				n := r.ran
+				if res.round > 0 {
+					v += fmt.Sprintf("(%d)", res.round)
+					n = res.round
+				}
+				vs = append(vs, v)
+				rounds = append(rounds, float64(n))
+				ratios, cpus = append(ratios, tr.ratio), append(cpus, tr.cpu)
+				wrong = append(wrong, res.wrong...)
 			}
-			vs = append(vs, v)
-			ratios, cpus = append(ratios, tr.ratio), append(cpus, tr.cpu)
-			wrong = append(wrong, tr.wrong...)
-		}
-		fmt.Printf("  %-5s %-9s %-28s %-24s %s\n", t.name, fmt.Sprintf("x%d/10", t.work), strings.Join(vs, " "), spread(ratios), spread(cpus))
-		if t.name == "same" {
-			slices.Sort(wrong)
-			fmt.Printf("        A/A better or worse on any metric: %d of %d run(s) x 8 metrics %v\n", len(wrong), len(runs), wrong)
+			fmt.Printf("  %-5s %-9s %-44s %-14.1f %-24s %s\n", t.name, fmt.Sprintf("x%d/10", t.work), strings.Join(vs, " "), stats.Median(rounds), spread(ratios), spread(cpus))
+			if t.name == "same" {
+				slices.Sort(wrong)
+				fmt.Printf("        A/A better or worse on any metric: %d of %d run(s) x 8 metrics %v\n", len(wrong), len(runs), wrong)
+			}
 		}
 	}
+	var secs []float64
+	for _, r := range runs {
+		secs = append(secs, r.roundSeconds)
+	}
+	fmt.Printf("  a round of two variants took %.1f s (median); minutes to a decision are rounds x that\n", stats.Median(secs))
 }
 
 // spread is values as "median [min, max]".
