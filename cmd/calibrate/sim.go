@@ -92,7 +92,7 @@ func simulate(o options, c components, roundSeconds float64) {
 				r.Rate(r.FalseAlarms["throughput"]), r.Rate(r.FalseAlarms["latency_p99"]), r.MedianRounds(), minutes)
 		}
 	}
-	fmt.Printf("  (wrong: throughput's verdict on the wrong side of the truth: at +0%% and +3%%, inside the margin, any better or worse; p99 wrong: the same of p99, which is not the question and is claimed only beyond its margin)\n")
+	fmt.Printf("  (wrong: throughput's verdict on the wrong side of the truth: at +0%% and +3%%, inside the margin, any better or worse; p99 wrong: the same of p99, which is outside the batch's headline (repeats.until: throughput) and claimed only beyond its margin)\n")
 	fmt.Printf("\ncoverage of the 95%% interval, every start counted, a fixed number of starts (+15%%):\n")
 	for _, n := range []int{3, 5, 8} {
 		m := runner.SimModel{Min: n, Max: n, Margin: 0.05, Ratio: 1 / 1.15, Throughput: c.throughput, P99: c.p99}

@@ -368,7 +368,7 @@ func (b *Batch) Confidence() float64 {
 // Design is the batch's margins, at 95%: the plain margin (the batches
 // table's), and per metric the margin its comparisons table rows were
 // decided with (the tables keep no other record of a margin declared
-// per metric), else the plan's; and the plan's rule and question.
+// per metric), else the plan's; and the plan's rule and headline.
 func (b *Batch) Design() decide.Design {
 	d := decide.Design{Margin: b.Noise, Margins: b.margins}
 	if len(d.Margins) == 0 && b.Plan != nil {
@@ -376,7 +376,7 @@ func (b *Batch) Design() decide.Design {
 	}
 	if b.Plan != nil {
 		d.Rule = b.Plan.Fairness.Rule
-		d.Question = decide.DesignOf(b.Plan, pipeline.BatchRounds{}).Question
+		d.Headline = decide.DesignOf(b.Plan, pipeline.BatchRounds{}).Headline
 	}
 	return d
 }
