@@ -111,7 +111,10 @@ func (r Rounds) NotNeeded(c *Cell) bool {
 	return ok && b.Skips(c)
 }
 
-// Over says whether the batch's budget is spent after elapsed.
-func (b *Batch) Over(elapsed time.Duration) bool {
-	return b.RepeatsBudget > 0 && elapsed >= b.RepeatsBudget.D()
+// Over says whether the batch's budget is spent after elapsed, or would
+// be by the next round, estimated to take next: a budget is a bound on
+// the rounds' time, not a time after which one more round starts.
+func (b *Batch) Over(elapsed, next time.Duration) bool {
+	budget := b.RepeatsBudget.D()
+	return budget > 0 && (elapsed >= budget || elapsed+max(next, 0) > budget)
 }

@@ -68,6 +68,8 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 		last = st.Fixed
 	}
 	var sum execute.Summary
+	var lastTook time.Duration // the last round's wall time
+	lastCells := 0             // and the cells it measured
 	for r := 1; r <= last && (st.Stopped == "" || r <= st.Ran); r++ {
 		began := time.Now()
 		eo.Filter = func(c *pipeline.Cell) bool { return c.Batch == b.Name && c.Repeat == r && !st.Skips(c) }
@@ -84,12 +86,13 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 		if err != nil || rs.Interrupted {
 			return sum, err
 		}
-		if rs.Done+rs.Failed > 0 {
-			st.Elapsed += pipeline.Duration(time.Since(began))
+		if n := rs.Done + rs.Failed; n > 0 {
+			lastTook, lastCells = time.Since(began), n
+			st.Elapsed += pipeline.Duration(lastTook)
 		}
 		st.Ran = max(st.Ran, r)
 		if st.Stopped == "" {
-			if err := decideRound(rd, p, b, &st, r, last, eo.Progress); err != nil {
+			if err := decideRound(rd, p, b, &st, r, last, roundTime{lastTook, lastCells}, eo.Progress); err != nil {
 				return sum, err
 			}
 		}
@@ -111,9 +114,32 @@ func runRounds(ctx context.Context, rd *pipeline.RunDir, p *pipeline.Plan, b *pi
 	return sum, nil
 }
 
+// A roundTime is a round's wall time and the cells it measured.
+type roundTime struct {
+	took  time.Duration
+	cells int
+}
+
+// nextRound estimates the wall time of round r from the last round's,
+// scaled to the cells round r will run (a point that settled runs no
+// cells in it); 0 without a last round.
+func nextRound(p *pipeline.Plan, b *pipeline.Batch, st *pipeline.BatchRounds, r int, last roundTime) time.Duration {
+	if last.cells == 0 {
+		return 0
+	}
+	n := 0
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		if c.Batch == b.Name && c.Repeat == r && !st.Skips(c) {
+			n++
+		}
+	}
+	return time.Duration(float64(last.took) * float64(n) / float64(last.cells))
+}
+
 // decideRound decides batch b's comparisons after round r and sets why
 // its rounds stop, if they do; it says so on w.
-func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *pipeline.BatchRounds, r, last int, w io.Writer) error {
+func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *pipeline.BatchRounds, r, last int, took roundTime, w io.Writer) error {
 	if st.Fixed > 0 {
 		if r >= st.Fixed {
 			st.Stopped = pipeline.RoundsRerun
@@ -133,6 +159,9 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 			fmt.Fprintf(w, "batch %s: %s decided after round %d (%s); its later rounds run without it\n", b.Name, pt, r, u)
 		}
 	}
+	// The budget bounds the rounds' time: a round that would not end
+	// within it does not start.
+	next := nextRound(p, b, st, r+1, took)
 	// No comparison at all (every cell of the baseline, or of every
 	// candidate, failed so far) decides nothing: more starts may measure.
 	none := st.Comparisons == 0
@@ -140,7 +169,7 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 	case none && r >= last:
 		st.Stopped = pipeline.RoundsMax
 		fmt.Fprintf(w, "batch %s: no comparison of %s after %d rounds (max): no measured cell of the baseline or of any candidate\n", b.Name, u, r)
-	case none && r >= st.Min && b.Over(st.Elapsed.D()):
+	case none && r >= st.Min && b.Over(st.Elapsed.D(), next):
 		st.Stopped = pipeline.RoundsBudget
 		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; no comparison of %s (no measured cell of the baseline or of any candidate)\n", b.Name, b.RepeatsBudget.D(), r, u)
 	case none:
@@ -154,9 +183,10 @@ func decideRound(rd *pipeline.RunDir, p *pipeline.Plan, b *pipeline.Batch, st *p
 		for _, u := range undecided {
 			fmt.Fprintf(w, "  %s %s vs %s, %s: %s\n", u.Point, u.Candidate, u.Baseline, u.Metric, u.Reason)
 		}
-	case r >= st.Min && b.Over(st.Elapsed.D()):
+	case r >= st.Min && b.Over(st.Elapsed.D(), next):
 		st.Stopped = pipeline.RoundsBudget
-		fmt.Fprintf(w, "batch %s: budget %s spent after %d rounds; %d of %d %s comparisons undecided\n", b.Name, b.RepeatsBudget.D(), r, st.Undecided, st.Comparisons, u)
+		fmt.Fprintf(w, "batch %s: budget %s: %s after %d rounds, and round %d would take about %s more; %d of %d %s comparisons undecided%s\n",
+			b.Name, b.RepeatsBudget.D(), st.Elapsed.D().Round(time.Second), r, r+1, next.Round(time.Second), st.Undecided, st.Comparisons, u, parenthesised(decide.Guidance(undecided)))
 	default:
 		fmt.Fprintf(w, "batch %s: round %d of %d to %d: %d of %d %s comparisons undecided%s; next round\n", b.Name, r, st.Min, last, st.Undecided, st.Comparisons, u, parenthesised(decide.Guidance(undecided)))
 	}

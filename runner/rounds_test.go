@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"yardstick/datasets"
 	"yardstick/pipeline"
@@ -40,7 +41,7 @@ func TestDecideRoundWithoutComparisons(t *testing.T) {
 	st.Min, st.Max = b.RepeatsMin, b.Repeats
 	for r := 1; r <= 4; r++ {
 		var w bytes.Buffer
-		if err := decideRound(rd, p, b, &st, r, 4, &w); err != nil {
+		if err := decideRound(rd, p, b, &st, r, 4, roundTime{}, &w); err != nil {
 			t.Fatal(err)
 		}
 		out := w.String()
@@ -119,5 +120,39 @@ func TestSettles(t *testing.T) {
 		if got := settles(p, &p.Batches[0]); got != tc.want {
 			t.Errorf("%v: settles %v, want %v", tc.points, got, tc.want)
 		}
+	}
+}
+
+// A budget bounds the rounds' time: the next round is estimated from the
+// last one, scaled to the cells it will run (a settled point's are not),
+// and a round that would end past the budget does not start.
+func TestBudgetCountsTheNextRound(t *testing.T) {
+	conc := func(n int) pipeline.Point { return pipeline.Point{Mode: "closed", Concurrency: n} }
+	p := &pipeline.Plan{Batches: []pipeline.Batch{{Name: "main", Repeats: 6, RepeatsMin: 3, RepeatsBudget: pipeline.Duration(150 * time.Second)}}}
+	for r := 1; r <= 6; r++ {
+		for _, v := range []string{"a", "b"} {
+			for _, c := range []int{8, 32} {
+				p.Cells = append(p.Cells, pipeline.Cell{Batch: "main", Variant: v, Repeat: r, Point: conc(c)})
+			}
+		}
+	}
+	b := &p.Batches[0]
+	st := pipeline.BatchRounds{Min: 3, Max: 6}
+	last := roundTime{took: 40 * time.Second, cells: 4}
+	if got := nextRound(p, b, &st, 4, last); got != 40*time.Second {
+		t.Errorf("next round of 4 cells after one of 4 in 40 s: %s", got)
+	}
+	st.Settled = map[string]int{conc(8).Label(): 3}
+	if got := nextRound(p, b, &st, 4, last); got != 20*time.Second {
+		t.Errorf("next round with one of two points settled: %s, want 20s", got)
+	}
+	if nextRound(p, b, &st, 4, roundTime{}) != 0 {
+		t.Error("no last round, yet an estimate")
+	}
+	if !b.Over(120*time.Second, 40*time.Second) || b.Over(120*time.Second, 20*time.Second) || !b.Over(150*time.Second, 0) || b.Over(149*time.Second, 0) {
+		t.Error("Over: want 120 s + 40 s over a 150 s budget, 120 s + 20 s not, 150 s over")
+	}
+	if (&pipeline.Batch{}).Over(time.Hour, time.Hour) {
+		t.Error("a batch without a budget is over")
 	}
 }
