@@ -140,12 +140,19 @@ func (c *Joined) joinSet(bb *Batch, s *RepeatSet, inA map[string]*datasets.Cell,
 	}
 	row.Repeats = len(cand.Measured)
 	busy := busySides(base.Measured, cand.Measured)
+	// Two runs' starts were not interleaved: whatever moved the machine
+	// between them lies wholly on one side, beyond the spread of either
+	// run's starts. A difference between runs is claimed only where its
+	// whole interval lies beyond the margin, which leaves the machine's
+	// drift up to the margin no say.
+	design := bb.Design()
+	design.Rule = pipeline.RuleBeyondMargin
 	for _, k := range CompareMetrics() {
 		m, _ := decide.MetricNamed(k)
 		if !m.Applies(s.Point.Mode) {
 			continue
 		}
-		d := decide.Compare(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, bb.Design())
+		d := decide.Compare(bb.Name, s.Point.Label(), "B "+s.Variant.Label, "A "+s.Variant.Label, m, base.Measured, cand.Measured, design)
 		if busy != "" && d.Verdict != decide.Undecided {
 			// Inside a run, rounds spread other work over the variants
 			// and it widens the intervals; between two runs it lands on
