@@ -99,3 +99,43 @@ func TestDesignMargins(t *testing.T) {
 		t.Errorf("no batch: %+v", d)
 	}
 }
+
+// TestHeadlineClaims: the same starts, a difference whose interval
+// excludes 1 but reaches past the margin, are worse on a headline metric
+// and undecided on any other; a batch's own headline (repeats.until)
+// moves the line, and the rule beyond-margin claims neither.
+func TestHeadlineClaims(t *testing.T) {
+	jitter := []float64{1.06, 0.95, 1.0, 0.99}
+	var cells []*datasets.Cell
+	conc := int64(8)
+	for r, j := range jitter {
+		for _, v := range []struct {
+			name string
+			rps  float64
+		}{{"base", 10000}, {"slow", 8900}} {
+			rps, noise := v.rps*j, 0.02
+			cpu := 1e6 / rps // CPU per request, us, the slower the dearer
+			flat := pipeline.SteadyFlat
+			cells = append(cells, &datasets.Cell{Batch: "main", Variant: v.name, Repeat: int64(r + 1), Status: pipeline.StatusOK, Mode: "closed",
+				Concurrency: &conc, RPS: &rps, NoiseRPS: &noise, CPUPerRequestUS: &cpu, SteadyClass: &flat})
+		}
+	}
+	for _, c := range []struct {
+		name       string
+		design     Design
+		rps, perRq string
+	}{
+		{"default headline", Design{Margin: 0.05}, Worse, Undecided},
+		{"repeats.until: cpu_per_request", Design{Margin: 0.05, Headline: []string{"cpu_per_request"}}, Undecided, Worse},
+		{"rule beyond-margin", Design{Margin: 0.05, Rule: pipeline.RuleBeyondMargin}, Undecided, Undecided},
+	} {
+		rows := Batch("main", cells, "base", c.design)
+		rps, cpu := metricRow(t, rows, "throughput"), metricRow(t, rows, "cpu_per_request")
+		if rps.Verdict != c.rps || cpu.Verdict != c.perRq {
+			t.Errorf("%s: throughput %s (%s), CPU per request %s (%s); want %s and %s", c.name, rps.Verdict, rps.Reason, cpu.Verdict, cpu.Reason, c.rps, c.perRq)
+		}
+		if *rps.CIHigh >= 1 || *rps.CIHigh <= 0.95 {
+			t.Errorf("%s: the case needs an interval below 1 that reaches past the margin: %s", c.name, rps.Reason)
+		}
+	}
+}

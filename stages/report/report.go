@@ -169,7 +169,7 @@ func build(t *analysis.Tables, baseline string) (*doc, []string) {
 	d := &doc{}
 	notes := slices.Clone(t.Notes)
 	d.h(1, "yardstick report: %s, run %s", t.Meta.Experiment, t.Meta.RunID)
-	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Compared only inside a batch: a ratio with a 95%% interval, better or worse beyond the batch's margin, equivalent inside it, else undecided; `max` never ranked.",
+	d.p("Read from the Parquet tables of `%s/run=%s` (schema version %d, written by yardstick %s). Compared only inside a batch: a ratio with a 95%% interval, better or worse when the interval excludes no difference and the ratio lies beyond the batch's margin (for a metric outside the batch's headline, or under the rule beyond-margin, when the whole interval does), equivalent when the interval lies inside the margin, else undecided; `max` never ranked.",
 		t.Meta.Experiment, t.Meta.RunID, t.Meta.SchemaVersion, orDash(t.Meta.Version))
 
 	batches := analysis.Batches(t, baseline)
