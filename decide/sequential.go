@@ -33,10 +33,10 @@ const Alpha = 0.05
 // look, the statistics are Student's and less correlated from look to
 // look than that, and intervals at those levels excluded 1 in 5.5% to
 // 6% of simulated A/A batches. So the levels are calibrated on the
-// statistics themselves: Welch's t of two sides of normal starts, the
-// same starts looked at from Min to Max, simulated from a fixed seed
-// (calibrationRuns of them), each look's level the quantile of the
-// p-values of the runs that crossed no earlier look. The intervals at
+// statistic itself: the log ratio of the two sides' means over its
+// standard error, of simulated A/A starts looked at from Min to Max,
+// from a fixed seed (calibrationRuns of them), each look's level the
+// quantile of the p-values of the runs that crossed no earlier look. The intervals at
 // the looks are then repeated confidence intervals (Jennison and
 // Turnbull, 1989): look k's interval is at the confidence 1 − a_k, with
 // Student's t at the look's own degrees of freedom. With Min == Max
@@ -89,13 +89,16 @@ func spend(t float64) float64 { return Alpha * math.Log(1+(math.E-1)*t) }
 const calibrationRuns = 40000
 
 // calibratedLevels are the levels of the looks at lo..hi starts a side
-// (lo >= 2), from runs simulated A/A sequences: two sides of hi
-// standard normal starts each, Welch's t of the first n starts of both
-// at every look n, its two-sided p-value at Welch-Satterthwaite's
-// degrees of freedom. Look k's level is the p-value below which the
-// runs that crossed no earlier look cross this one in the share
-// α(t_k) − α(t_{k−1}) of all runs. The seed is fixed, so a design's
-// levels are the same in every process.
+// (lo >= 2), from runs simulated A/A sequences: two sides of hi starts
+// each, log-normal with a spread of 10% (a start's figure on a machine
+// like this one), and at every look n the statistic Between's interval
+// rests on: the log of the ratio of the two sides' means over its
+// standard error (each side's variance of the mean over its mean
+// squared, n-1 degrees of freedom), its two-sided p-value at Welch and
+// Satterthwaite's degrees of freedom. Look k's level is the p-value
+// below which the runs that crossed no earlier look cross this one in
+// the share α(t_k) − α(t_{k−1}) of all runs. The seed is fixed, so a
+// design's levels are the same in every process.
 func calibratedLevels(lo, hi, runs int) []float64 {
 	lo = max(lo, 2)
 	looks := hi - lo + 1
@@ -104,22 +107,23 @@ func calibratedLevels(lo, hi, runs int) []float64 {
 		p[k] = make([]float64, runs)
 	}
 	rng := rand.New(rand.NewPCG(0x5e9, 0x1e7e15))
+	const spread = 0.10
 	for r := range runs {
 		var sx, sxx, sy, syy float64
 		for n := 1; n <= hi; n++ {
-			x, y := rng.NormFloat64(), rng.NormFloat64()
+			x, y := math.Exp(spread*rng.NormFloat64()), math.Exp(spread*rng.NormFloat64())
 			sx, sxx, sy, syy = sx+x, sxx+x*x, sy+y, syy+y*y
 			if n < lo {
 				continue
 			}
 			fn := float64(n)
-			vx := max(sxx-sx*sx/fn, 0) / (fn - 1) / fn
-			vy := max(syy-sy*sy/fn, 0) / (fn - 1) / fn
+			mx, my := sx/fn, sy/fn
+			vx := max(sxx-sx*mx, 0) / (fn - 1) / fn / (mx * mx)
+			vy := max(syy-sy*my, 0) / (fn - 1) / fn / (my * my)
 			pv := 1.0
 			if v := vx + vy; v > 0 {
-				t := math.Abs(sy/fn-sx/fn) / math.Sqrt(v)
-				df := welchDF(vx, fn-1, vy, fn-1)
-				pv = 2 * stats.TTail(t, df)
+				t := math.Abs(math.Log(my/mx)) / math.Sqrt(v)
+				pv = 2 * stats.TTail(t, welchDF(vx, fn-1, vy, fn-1))
 			}
 			p[n-lo][r] = pv
 		}
