@@ -3,7 +3,6 @@ package decide
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
@@ -15,13 +14,10 @@ import (
 // Compare compares the candidate cells with the baseline cells on metric
 // m with the design's margin and confidence, as one comparisons row. A
 // side with an unfair cell is undecided whatever its interval: the
-// comparison itself is in doubt. The resampling is seeded by the row's
-// key, so the same cells always give the same row.
+// comparison itself is in doubt. Nothing is drawn at random: the same
+// cells always give the same row.
 func Compare(batch, point, candidate, baseline string, m Metric, base, cand []*datasets.Cell, design Design) datasets.Comparison {
-	key := strings.Join([]string{batch, point, candidate, baseline, m.Name}, "\x00")
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	o := Options{Margin: design.MarginOf(m.Name), LowerIsBetter: m.LowerIsBetter, Seed: h.Sum64(), Confidence: design.Confidence,
+	o := Options{Margin: design.MarginOf(m.Name), LowerIsBetter: m.LowerIsBetter, Confidence: design.Confidence,
 		BeyondMargin: design.BeyondMargin(m.Name)}
 	if m.HalfWidth == nil {
 		o.MinStarts = MinStarts

@@ -34,16 +34,19 @@ func TestDecideCoverage(t *testing.T) {
 		lowCover, hiCover float64
 	}{
 		{3, 0.04, 0.02, 0.92, 0.985},
-		{3, 0.01, 0.05, 0.92, 0.985},
+		// windows noisier than the starts: the variance is the windows',
+		// still at the starts' n-1 degrees of freedom (the windows' own
+		// half-widths are estimates too), so the interval is conservative
+		{3, 0.01, 0.05, 0.92, 0.999},
 		{8, 0.04, 0.02, 0.92, 0.985},
-		{5, 0.0, 0.03, 0.92, 0.99},
+		{5, 0.0, 0.03, 0.92, 0.999},
 		{1, 0.0, 0.03, 0.92, 0.985}, // one start: within-start noise only, and only that to cover
 	} {
 		covered := 0
-		for i := range trials {
+		for range trials {
 			base := synth(rng, c.n, 10000, c.between, c.within)
 			cand := synth(rng, c.n, 8500, c.between, c.within)
-			d := Between(base, cand, Options{Margin: 0.05, Seed: uint64(i)})
+			d := Between(base, cand, Options{Margin: 0.05})
 			if d.Low <= 0.85 && 0.85 <= d.High {
 				covered++
 			}
@@ -62,9 +65,9 @@ func TestDecideCoverage(t *testing.T) {
 func TestDecideOutcomes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	wrong, equivalent := 0, 0
-	for i := range 300 {
+	for range 300 {
 		a, b := synth(rng, 3, 1000, 0.02, 0.02), synth(rng, 3, 1000, 0.02, 0.02)
-		d := Between(a, b, Options{Margin: 0.07, Seed: uint64(i)})
+		d := Between(a, b, Options{Margin: 0.07})
 		switch d.Verdict {
 		case Better, Worse:
 			wrong++
@@ -79,16 +82,16 @@ func TestDecideOutcomes(t *testing.T) {
 		t.Errorf("A/A with ±2%% noise and a ±7%% margin: only %d of 300 equivalent", equivalent)
 	}
 	called := 0
-	for i := range 100 {
+	for range 100 {
 		a, b := synth(rng, 5, 1000, 0.02, 0.02), synth(rng, 5, 850, 0.02, 0.02)
-		d := Between(a, b, Options{Margin: 0.05, Seed: uint64(i)})
+		d := Between(a, b, Options{Margin: 0.05})
 		if d.Verdict == Better {
 			t.Fatalf("15%% slower called better: %+v", d)
 		}
 		if d.Verdict == Worse {
 			called++
 		}
-		lower := Between(a, b, Options{Margin: 0.05, LowerIsBetter: true, Seed: uint64(i)})
+		lower := Between(a, b, Options{Margin: 0.05, LowerIsBetter: true})
 		if lower.Verdict == Worse {
 			t.Fatalf("a 15%% lower latency called worse: %+v", lower)
 		}
@@ -135,8 +138,8 @@ func TestDecideOutcomes(t *testing.T) {
 	if d.Verdict != Undecided {
 		t.Errorf("two cold starts a side: %+v", d)
 	}
-	again := Between(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05, Seed: 7})
-	same := Between(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05, Seed: 7})
+	again := Between(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05})
+	same := Between(synth(rand.New(rand.NewPCG(9, 9)), 4, 10, 0.05, 0.01), synth(rand.New(rand.NewPCG(8, 8)), 4, 10, 0.05, 0.01), Options{Margin: 0.05})
 	if again != same {
 		t.Errorf("the same inputs and seed gave two intervals: %+v, %+v", again, same)
 	}
@@ -178,9 +181,9 @@ func TestDecideRule(t *testing.T) {
 	}{{1, 0.05}, {0.97, 0.08}} {
 		for _, beyond := range []bool{false, true} {
 			claimed := 0
-			for i := range trials {
+			for range trials {
 				a, b := synth(rng, 4, 1000, 0.08, 0.03), synth(rng, 4, 1000*c.ratio, 0.08, 0.03)
-				v := Between(a, b, Options{Margin: 0.07, Seed: uint64(i), BeyondMargin: beyond}).Verdict
+				v := Between(a, b, Options{Margin: 0.07, BeyondMargin: beyond}).Verdict
 				if v == Better || v == Worse {
 					claimed++
 				}

@@ -9,7 +9,8 @@
 //     column its figure comes from, and how each start's figure and its
 //     uncertainty are taken from a cell;
 //   - the statistics: a ratio with an interval from a hierarchical
-//     bootstrap over process starts and the noise within each start
+//     resampling over process starts and the noise within each start
+//     (its variance in closed form)
 //     ([Between]), the four outcomes against a declared margin, the
 //     reasons, and the guidance on how many more starts per side would
 //     decide ([MoreStartsWords]); [Paired] decides from paired adjacent

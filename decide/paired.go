@@ -27,8 +27,7 @@ const MinPairs = 3
 // its 95% interval, and the verdict is Decide's: better, worse,
 // equivalent or undecided against o.Margin. StartsBaseline and
 // StartsCandidate are the number of pairs; o.MinStarts, when above
-// MinPairs, raises the fewest pairs; o.Seed is not used (nothing is
-// resampled).
+// MinPairs, raises the fewest pairs.
 //
 // A paired decision knows only the processes it measured: the noise
 // between two starts of one binary is not in its interval.

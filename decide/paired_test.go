@@ -46,8 +46,8 @@ func TestDecidePairedCoverage(t *testing.T) {
 		{60, 0.10, 0.02, 0.2, 0.92, 0.985},
 	} {
 		covered := 0
-		for i := range trials {
-			d := Paired(synthPairs(rng, c.n, 0.85, c.drift, c.slice, c.burst), Options{Margin: 0.05, Seed: uint64(i)})
+		for range trials {
+			d := Paired(synthPairs(rng, c.n, 0.85, c.drift, c.slice, c.burst), Options{Margin: 0.05})
 			if d.Low <= 0.85 && 0.85 <= d.High {
 				covered++
 			}
@@ -67,8 +67,8 @@ func TestDecidePairedCoverage(t *testing.T) {
 func TestDecidePairedOutcomes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	wrong, equivalent, called := 0, 0, 0
-	for i := range 300 {
-		d := Paired(synthPairs(rng, 20, 1, 0.05, 0.03, 0), Options{Margin: 0.05, Seed: uint64(i)})
+	for range 300 {
+		d := Paired(synthPairs(rng, 20, 1, 0.05, 0.03, 0), Options{Margin: 0.05})
 		switch d.Verdict {
 		case Better, Worse:
 			wrong++

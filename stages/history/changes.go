@@ -1,10 +1,8 @@
 package history
 
 import (
-	"hash/fnv"
 	"math"
 	"slices"
-	"strings"
 
 	"yardstick/decide"
 	"yardstick/stats/changepoint"
@@ -18,8 +16,7 @@ const DefaultMinSize = decide.MinStarts
 
 // MaxSide is the most runs on each side of a change that its decision
 // compares: the nearest ones. A level held for hundreds of runs is known
-// well enough from its last 30, and the bootstrap's work grows with the
-// runs.
+// well enough from its last 30.
 const MaxSide = 30
 
 // A Change is a changepoint of a series: the level of the runs from At
@@ -45,7 +42,7 @@ type Change struct {
 // means (a change in ratio is a change in level of the logs) and decides
 // each change: the runs of the segment after against the runs of the
 // segment before, each run one start whose within-start half-width is
-// its own interval (decide.Between's two-level bootstrap: between runs,
+// its own interval (decide.Between's two levels: between runs,
 // and within each run as well as its interval knows it).
 func (s *Series) findChanges(runs []*Run, minSize int) error {
 	s.Changes = nil
@@ -72,7 +69,7 @@ func (s *Series) findChanges(runs []*Run, minSize int) error {
 		// interval around it is optimistic: a change is claimed only
 		// where its whole interval lies beyond the margin.
 		ch.Decision = decide.Between(startsOf(before), startsOf(after), decide.Options{
-			Margin: s.Margin, LowerIsBetter: s.LowerIsBetter, Seed: seedOf(s.Cell(), s.Metric, r.ID), BeyondMargin: true})
+			Margin: s.Margin, LowerIsBetter: s.LowerIsBetter, BeyondMargin: true})
 		s.Changes = append(s.Changes, ch)
 	}
 	return nil
@@ -85,12 +82,4 @@ func startsOf(pts []Point) []decide.Start {
 		out[i] = decide.Start{Value: p.Mean, HalfWidth: p.HalfWidth}
 	}
 	return out
-}
-
-// seedOf seeds a decision's resampling by what it decides, so that the
-// same history gives the same intervals.
-func seedOf(parts ...string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(strings.Join(parts, "\x00")))
-	return h.Sum64()
 }

@@ -177,7 +177,7 @@ func results(d *doc, b *analysis.Batch) {
 
 func ratios(d *doc, b *analysis.Batch) {
 	d.h(3, "Ratios to the baseline %s", b.Baseline.Label)
-	how := "Candidate / baseline of the means over every start that reached a steady state (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95% interval (hierarchical bootstrap over starts and the noise within each start)"
+	how := "Candidate / baseline of the means over every start that reached a steady state (for latency, memory, cold start, time to steady state and CPU a ratio above 1 is worse), with its 95% interval (from the spread between starts and the noise within each start)"
 	if c := b.Confidence(); c > 0.95+1e-9 {
 		how = fmt.Sprintf("%s; adaptive repeats looked after every round, so each interval is at the level of the look that decided it or, undecided, of the last look (up to %.1f%%; comparisons.confidence has each), which keeps the false-alarm rate over all looks at 5%%", how, 100*c)
 	}

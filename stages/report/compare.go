@@ -146,7 +146,7 @@ func (c *TwoRuns) changes(d *doc) {
 // variant and workload point.
 func (c *TwoRuns) verdicts(d *doc) {
 	d.h(2, "B against A")
-	d.p("Ratio B / A of the means over the starts both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse), with its 95%% interval (hierarchical bootstrap over the starts and the noise within each start's kept window) and the outcome against the batch's margin: better or worse when the whole interval lies beyond it (two runs' starts were not interleaved, so what moved the machine between them lies on one side: the margin is left for it), equivalent when inside it, undecided otherwise (reasons below). Unfair cells are marked UNFAIR.")
+	d.p("Ratio B / A of the means over the starts both runs measured (for latency, memory, CPU, cold start and time to steady state above 1 is worse), with its 95%% interval (from the spread between the starts and the noise within each start's kept window) and the outcome against the batch's margin: better or worse when the whole interval lies beyond it (two runs' starts were not interleaved, so what moved the machine between them lies on one side: the margin is left for it), equivalent when inside it, undecided otherwise (reasons below). Unfair cells are marked UNFAIR.")
 	if len(c.Rows) == 0 {
 		d.p("No cell was measured in both runs.")
 		return

@@ -65,7 +65,7 @@ func TestCompareRunWithItself(t *testing.T) {
 		"yardstick compare reportfix run 20261130T062300Z-r3p0 (A) with run 20261130T062300Z-r3p0 (B)",
 		"Same plan (hash ", "Nothing: the same binaries", "None: every measured cell is in both runs.",
 		"\nmain   jvm-zgc UNFAIR  c32-p2048        5   1.00x [0.97, 1.03] undecided",
-		"- main jvm-zgc c8-p128: rps: interval straddles the margin; about 35 more starts per side would decide it",
+		"- main jvm-zgc c8-p128: rps: interval straddles the margin; about 54 more starts per side would decide it",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
