@@ -46,7 +46,7 @@ type options struct {
 	yardstick, sample, out string
 	quiet, loaded, trials  int
 	min, max               int
-	simOnly                bool
+	simOnly, reuse         bool
 	components             string
 }
 
@@ -61,6 +61,7 @@ func main() {
 	flag.IntVar(&o.min, "min", 3, "adaptive repeats: the fewest rounds")
 	flag.IntVar(&o.max, "max", 8, "adaptive repeats: the most rounds")
 	flag.BoolVar(&o.simOnly, "sim-only", false, "no real runs: simulate from -components")
+	flag.BoolVar(&o.reuse, "reuse", false, "decide the real runs kept under -out (run1 ... runN, the first -quiet of them quiet) again, without running them")
 	flag.StringVar(&o.components, "components", "", "throughput between,within and p99 between,within (e.g. 0.10,0.03,0.17,0.08); default: measured by the quiet runs")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -80,6 +81,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	var quiet []runResult
+	if o.reuse && o.out == "" {
+		return fmt.Errorf("-reuse needs -out, the directory of the kept runs")
+	}
 	if !o.simOnly {
 		dir := o.out
 		if dir == "" {

@@ -106,6 +106,9 @@ func realRuns(ctx context.Context, o options, dir string) (quiet, loaded []runRe
 // realRun runs the calibration batch once into dir and reads what it
 // decided.
 func realRun(ctx context.Context, o options, dir string, busy bool) (runResult, error) {
+	if o.reuse {
+		return readRun(filepath.Join(dir, "results"), o)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return runResult{}, err
 	}

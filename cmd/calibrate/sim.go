@@ -75,7 +75,7 @@ func secondsPerRound(runs []runResult) float64 {
 func simulate(o options, c components, roundSeconds float64) {
 	margins := map[string]float64{"latency_p99": 0.15}
 	fmt.Printf("\nsimulation: %d adaptive batches per effect size (%d of the A/A pair), rounds %d to %d until throughput is decided, margin 5%% (p99 15%%), components throughput between %.3f within ±%.3f, p99 between %.3f within ±%.3f\n",
-		o.trials, 3*o.trials, o.min, o.max, c.throughput.Between, c.throughput.Within, c.p99.Between, c.p99.Within)
+		o.trials, aaTimes*o.trials, o.min, o.max, c.throughput.Between, c.throughput.Within, c.p99.Between, c.p99.Within)
 	for _, rule := range []string{pipeline.RuleDifference, pipeline.RuleBeyondMargin} {
 		fmt.Printf("rule %s:\n", rule)
 		fmt.Printf("  %-12s %-10s %-10s %-10s %-10s %-12s %-12s %-10s %s\n", "extra cost", "worse", "better", "equiv.", "undecided", "wrong", "p99 wrong", "rounds", "minutes")
@@ -83,9 +83,9 @@ func simulate(o options, c components, roundSeconds float64) {
 			m := runner.SimModel{Min: o.min, Max: o.max, Until: []string{"throughput"}, Margin: 0.05, Margins: margins, Rule: rule, Ratio: 1 / (1 + extra), Throughput: c.throughput, P99: c.p99}
 			trials := o.trials
 			if extra == 0 {
-				// the A/A row is there for its false-alarm rate: three
-				// times the trials give it to about ±0.3%
-				trials *= 3
+				// the A/A row is there for its false-alarm rate: ten
+				// times the trials give it to about ±0.15%
+				trials *= aaTimes
 			}
 			r := runner.Simulate(m, trials, uint64(i+1))
 			t := r.Outcomes["throughput"]
@@ -106,6 +106,9 @@ func simulate(o options, c components, roundSeconds float64) {
 		fmt.Printf("  %d starts a side: throughput %.3f, p99 %.3f\n", n, r.Rate(r.Covered["throughput"]), r.Rate(r.Covered["latency_p99"]))
 	}
 }
+
+// aaTimes is how many times the trials the A/A pair is simulated.
+const aaTimes = 10
 
 // simEffects are the simulated effect sizes: more cost per request, the
 // candidate's throughput 1/(1+extra) of the baseline's. +3% lies inside
