@@ -420,7 +420,7 @@ func TestP99OnTheEdgeOfATail(t *testing.T) {
 // plateau that the detector took for steady, then a climb to twice the
 // rate inside the window, is rising; the same window after the climb
 // has levelled off is not, nor is a flat one or one slowing down.
-func TestDetectorWindow(t *testing.T) {
+func TestDetectorRising(t *testing.T) {
 	plateau := func(i int) float64 {
 		switch {
 		case i < 30:
