@@ -103,17 +103,15 @@ type Options struct {
 	BeyondMargin bool
 }
 
-// Decide compares the candidate's starts with the baseline's. The
-// interval of the ratio comes from a two-level (hierarchical) bootstrap:
-// process starts are resampled with replacement, and each drawn start's
-// value is redrawn from its own within-start interval (a normal with the
-// start's half-width), so that both the variance between starts and the
-// variance within a start are in it. The bootstrap gives the standard
-// error of the log of each side's mean (corrected by n/(n-1) for n
-// starts); the interval is the log ratio ± Student's t quantile with
-// Welch-Satterthwaite degrees of freedom, which keeps its coverage with
-// as few as three starts a side, where percentile intervals are far too
-// narrow. With one start on a side only the within-start level
+// Between compares the candidate's starts with the baseline's. The
+// interval of the ratio is two-level (hierarchical): the variance of the
+// log of each side's mean counts the spread between process starts and
+// the noise within each start's kept window (logMeanVariance: the closed
+// form of resampling the starts, then each start within its own
+// interval), and the interval is the log ratio ± Student's t quantile
+// with Welch-Satterthwaite degrees of freedom, which keeps its coverage
+// with as few as three starts a side, where percentile intervals are far
+// too narrow. With one start on a side only the within-start level
 // contributes (WithinOnly), and the comparison is undecided whatever its
 // interval: the variance between starts is not in it. Every start counts
 // but one whose load never reached a steady state (NeverSteady): leaving
