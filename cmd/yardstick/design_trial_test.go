@@ -24,7 +24,6 @@ import (
 	"yardstick/pipeline"
 	"yardstick/pipeline/cpuset"
 	"yardstick/stages/execute/procgroup"
-	"yardstick/stats"
 	"yardstick/stats/hdrstat"
 )
 
