@@ -303,7 +303,14 @@ func TestProtocolRoundTrip(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if len(ivs) != 3 || ivs[0].Index != 0 || ivs[1].StartS != 1 || ivs[2].DurationS > 0.2 {
+	// Intervals of a second, the last one the 0.1 s left; on a loaded
+	// machine the tick at 2 s can come after the end at 2.1 s, and the
+	// second interval then runs to the end (it measured 1.1 s in a make
+	// test beside other work).
+	switch {
+	case len(ivs) == 3 && ivs[0].Index == 0 && ivs[1].StartS == 1 && ivs[2].DurationS <= 0.2:
+	case len(ivs) == 2 && ivs[0].Index == 0 && ivs[1].StartS == 1 && ivs[1].DurationS > 1 && ivs[1].DurationS <= 1.2:
+	default:
 		t.Errorf("intervals: %+v", ivs)
 	}
 	var sum int64
